@@ -1,0 +1,266 @@
+#include "checkpoint/checkpoint_file.h"
+
+#include <cerrno>
+#include <ctime>
+#include <string_view>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <rapidjson/error/en.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "checkpoint/canonical_json.h"
+#include "checkpoint/checksum.h"
+
+namespace qrm::checkpoint {
+namespace {
+
+constexpr std::string_view kChecksumPrefix = "fnv1a64:";
+
+struct SplitPath {
+  std::string dir;
+  std::string base;
+};
+
+SplitPath Split(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return {".", path};
+  if (slash == 0) return {"/", path.substr(1)};
+  return {path.substr(0, slash), path.substr(slash + 1)};
+}
+
+std::string TempPrefix(const SplitPath& p) {
+  return "." + p.base + ".tmp-";
+}
+
+// Closes a descriptor on scope exit unless released; close errors on the write
+// path are checked explicitly before this runs.
+class FdCloser {
+ public:
+  explicit FdCloser(int fd) : fd_(fd) {}
+  ~FdCloser() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  FdCloser(const FdCloser&) = delete;
+  FdCloser& operator=(const FdCloser&) = delete;
+  int Release() {
+    const int fd = fd_;
+    fd_ = -1;
+    return fd;
+  }
+
+ private:
+  int fd_;
+};
+
+Status WriteAll(int fd, std::string_view bytes, const std::string& what) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return ErrnoError(errno, "write", what);
+    }
+    bytes.remove_prefix(static_cast<size_t>(n));
+  }
+  return Status::Ok();
+}
+
+Status SyncDirectory(const std::string& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return ErrnoError(errno, "open directory", dir);
+  FdCloser closer(fd);
+  if (::fsync(fd) != 0) return ErrnoError(errno, "fsync directory", dir);
+  return Status::Ok();
+}
+
+Status RunHook(const WriteOptions& options, WriteStep step) {
+  if (!options.fault_hook) return Status::Ok();
+  return options.fault_hook(step);
+}
+
+// Renames `path` to "<path>.corrupt-<unix-time>[.N]" without replacing any
+// existing file; returns the new name.
+StatusOr<std::string> Quarantine(const std::string& path) {
+  const std::string stem = fmt::format("{}.corrupt-{}", path, std::time(nullptr));
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    const std::string target = attempt == 0 ? stem : fmt::format("{}.{}", stem, attempt);
+    if (::renameat2(AT_FDCWD, path.c_str(), AT_FDCWD, target.c_str(), RENAME_NOREPLACE) == 0) {
+      QRM_RETURN_IF_ERROR(SyncDirectory(Split(path).dir));
+      return target;
+    }
+    if (errno != EEXIST) return ErrnoError(errno, "rename", path);
+  }
+  return AlreadyExistsError(fmt::format("too many quarantined copies of {}", path));
+}
+
+StatusOr<std::string> ReadWholeFile(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return NotFoundError(fmt::format("checkpoint {}: does not exist", path));
+    return ErrnoError(errno, "open", path);
+  }
+  FdCloser closer(fd);
+  std::string content;
+  char buf[64 * 1024];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof(buf));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return ErrnoError(errno, "read", path);
+    }
+    if (n == 0) break;
+    content.append(buf, static_cast<size_t>(n));
+  }
+  return content;
+}
+
+// Verifies the parsed document; returns a description of what is wrong, or
+// empty if the file is intact. Unsupported versions are reported separately.
+std::string FindCorruption(const std::string& content, rapidjson::Document& doc,
+                           std::string* computed_checksum) {
+  if (content.empty()) return "empty file";
+  doc.Parse<rapidjson::kParseValidateEncodingFlag>(content.data(), content.size());
+  if (doc.HasParseError()) {
+    if (doc.GetErrorOffset() >= content.size()) {
+      return fmt::format("truncated: JSON ends early after {} bytes", content.size());
+    }
+    return fmt::format("invalid JSON at byte {}: {}", doc.GetErrorOffset(),
+                       rapidjson::GetParseError_En(doc.GetParseError()));
+  }
+  if (!doc.IsObject()) return "top level is not a JSON object";
+  for (const char* key : {"version", "checksum", "data"}) {
+    if (!doc.HasMember(key)) return fmt::format("missing member \"{}\"", key);
+  }
+  if (doc.MemberCount() != 3) {
+    return fmt::format("unexpected members: expected version, checksum and data, found {}",
+                       doc.MemberCount());
+  }
+  if (!doc["version"].IsUint()) return "member \"version\" is not an unsigned integer";
+  if (!doc["checksum"].IsString()) return "member \"checksum\" is not a string";
+  if (!doc["data"].IsObject()) return "member \"data\" is not an object";
+  const std::string_view stored(doc["checksum"].GetString(), doc["checksum"].GetStringLength());
+  if (!stored.starts_with(kChecksumPrefix)) {
+    return fmt::format("checksum \"{}\" does not use {}", stored, kChecksumPrefix);
+  }
+  StatusOr<std::string> canonical = CanonicalJson(doc["data"]);
+  if (!canonical.ok()) return canonical.status().message();
+  *computed_checksum = FormatChecksum(*canonical);
+  if (stored != *computed_checksum) {
+    return fmt::format("checksum mismatch: stored {}, computed {}", stored, *computed_checksum);
+  }
+  return {};
+}
+
+}  // namespace
+
+const char* WriteStepName(WriteStep step) {
+  switch (step) {
+    case WriteStep::kCreateTemp: return "create-temp";
+    case WriteStep::kWriteTemp: return "write-temp";
+    case WriteStep::kSyncTemp: return "sync-temp";
+    case WriteStep::kRename: return "rename";
+    case WriteStep::kSyncDir: return "sync-dir";
+  }
+  return "unknown";
+}
+
+Status Write(const std::string& path, uint32_t version, const rapidjson::Value& data,
+             const WriteOptions& options) {
+  if (!data.IsObject()) {
+    return InvalidArgumentError(fmt::format("checkpoint {}: data must be a JSON object", path));
+  }
+  StatusOr<std::string> canonical = CanonicalJson(data);
+  if (!canonical.ok()) return canonical.status().WithContext(fmt::format("checkpoint {}", path));
+  const std::string content = fmt::format(R"({{"version":{},"checksum":"{}","data":{}}})", version,
+                                          FormatChecksum(*canonical), *canonical) +
+                              "\n";
+
+  const SplitPath parts = Split(path);
+  QRM_RETURN_IF_ERROR(RunHook(options, WriteStep::kCreateTemp));
+  std::string temp = parts.dir + "/" + TempPrefix(parts) + "XXXXXX";
+  const int fd = ::mkostemp(temp.data(), O_CLOEXEC);
+  if (fd < 0) return ErrnoError(errno, "create temp file in", parts.dir);
+  FdCloser closer(fd);
+
+  // From here on, any failure removes the temp file so nothing half-written stays.
+  auto fail = [&temp](Status s) {
+    ::unlink(temp.c_str());
+    return s;
+  };
+  if (::fchmod(fd, options.file_mode) != 0) return fail(ErrnoError(errno, "chmod", temp));
+  if (Status s = RunHook(options, WriteStep::kWriteTemp); !s.ok()) return fail(s);
+  if (Status s = WriteAll(fd, content, temp); !s.ok()) return fail(s);
+  if (Status s = RunHook(options, WriteStep::kSyncTemp); !s.ok()) return fail(s);
+  if (::fsync(fd) != 0) return fail(ErrnoError(errno, "fsync", temp));
+  // close() can report a deferred write error (NFS, quota): check it.
+  if (::close(closer.Release()) != 0) return fail(ErrnoError(errno, "close", temp));
+  if (Status s = RunHook(options, WriteStep::kRename); !s.ok()) return fail(s);
+  if (::rename(temp.c_str(), path.c_str()) != 0) {
+    return fail(ErrnoError(errno, fmt::format("rename {} to", temp), path));
+  }
+  // The new content is in place; a failed directory sync means its name may not
+  // survive a power loss, so the caller must not treat the write as durable.
+  QRM_RETURN_IF_ERROR(RunHook(options, WriteStep::kSyncDir));
+  return SyncDirectory(parts.dir);
+}
+
+StatusOr<Checkpoint> Read(const std::string& path, const ReadOptions& options) {
+  StatusOr<std::string> content = ReadWholeFile(path);
+  if (!content.ok()) return content.status();
+
+  Checkpoint result;
+  std::string computed;
+  const std::string problem = FindCorruption(*content, result.data, &computed);
+  if (!problem.empty()) {
+    std::string message = fmt::format("checkpoint {}: corrupt: {}", path, problem);
+    if (options.quarantine_corrupt) {
+      StatusOr<std::string> moved = Quarantine(path);
+      message += moved.ok()
+                     ? fmt::format("; moved aside to {}", *moved)
+                     : fmt::format("; could not move it aside: {}", moved.status().message());
+    }
+    return DataLossError(std::move(message));
+  }
+
+  result.version = result.data["version"].GetUint();
+  if (result.version < options.min_version || result.version > options.max_version) {
+    return FailedPreconditionError(fmt::format(
+        "checkpoint {}: unsupported version {} (this build reads versions {} to {}); it may "
+        "have been written by a newer qrm",
+        path, result.version, options.min_version, options.max_version));
+  }
+  result.checksum = std::move(computed);
+  // Keep only `data` as the document root; its allocator stays with the document.
+  rapidjson::Value data(std::move(result.data["data"]));
+  result.data.SetObject();
+  static_cast<rapidjson::Value&>(result.data).Swap(data);
+  return result;
+}
+
+StatusOr<int> RemoveStaleTempFiles(const std::string& path) {
+  const SplitPath parts = Split(path);
+  const std::string prefix = TempPrefix(parts);
+  DIR* dir = ::opendir(parts.dir.c_str());
+  if (dir == nullptr) return ErrnoError(errno, "open directory", parts.dir);
+  int removed = 0;
+  Status status;
+  errno = 0;
+  while (const dirent* entry = ::readdir(dir)) {
+    const std::string_view name(entry->d_name);
+    if (!name.starts_with(prefix) || name.size() != prefix.size() + 6) continue;
+    const std::string full = parts.dir + "/" + std::string(name);
+    if (::unlink(full.c_str()) != 0 && errno != ENOENT) {
+      status = ErrnoError(errno, "remove stale temp file", full);
+      break;
+    }
+    ++removed;
+  }
+  ::closedir(dir);
+  if (!status.ok()) return status;
+  return removed;
+}
+
+}  // namespace qrm::checkpoint
