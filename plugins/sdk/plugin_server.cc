@@ -1,0 +1,245 @@
+#include "plugins/sdk/plugin_server.h"
+
+#include <cerrno>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+#include <grpcpp/grpcpp.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/grpc_status.h"
+#include "common/log.h"
+#include "plugins/sdk/grpc_services.h"
+
+namespace qrm::sdk {
+
+std::string DefaultSocketName(const std::string& resource_name) {
+  std::string name;
+  for (char c : resource_name) {
+    const bool keep =
+        std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+    name += keep ? c : '_';
+  }
+  return name + ".sock";
+}
+
+class PluginServer::Impl {
+ public:
+  Impl(ResourcePlugin& plugin, PluginServerOptions options)
+      : plugin_(plugin),
+        options_(std::move(options)),
+        resource_(plugin.ResourceName()),
+        socket_name_(options_.socket_name.empty() ? DefaultSocketName(resource_)
+                                                  : options_.socket_name),
+        socket_path_(options_.plugin_dir + "/" + socket_name_),
+        plugin_service_(plugin),
+        watcher_service_(resource_, socket_path_),
+        log_(Logger("sdk")) {}
+
+  ~Impl() { Stop(); }
+
+  Status Start() {
+    std::error_code ec;
+    std::filesystem::create_directories(options_.plugin_dir, ec);
+    if (ec) {
+      return ErrnoError(ec.value(), "create plugin directory", options_.plugin_dir);
+    }
+    inotify_fd_ = ::inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+    if (inotify_fd_ < 0) return ErrnoError(errno, "inotify_init1 for", options_.plugin_dir);
+    if (::inotify_add_watch(inotify_fd_, options_.plugin_dir.c_str(),
+                            IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM) < 0) {
+      return ErrnoError(errno, "watch", options_.plugin_dir);
+    }
+    wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (wake_fd_ < 0) return ErrnoError(errno, "eventfd for", options_.plugin_dir);
+    QRM_RETURN_IF_ERROR(StartServer());
+    watcher_ = std::thread([this] { WatchLoop(); });
+    return Status::Ok();
+  }
+
+  void Stop() {
+    if (wake_fd_ >= 0) {
+      const uint64_t one = 1;
+      (void)!::write(wake_fd_, &one, sizeof(one));
+    }
+    if (watcher_.joinable()) watcher_.join();
+    StopServer();
+    if (inotify_fd_ >= 0) ::close(inotify_fd_);
+    if (wake_fd_ >= 0) ::close(wake_fd_);
+    inotify_fd_ = wake_fd_ = -1;
+  }
+
+  const std::string& socket_path() const { return socket_path_; }
+  int registrations() const { return registrations_.load(); }
+  bool watcher_registered() const { return watcher_service_.registered(); }
+
+ private:
+  // Replaces a stale socket from an earlier run, never any other kind of file.
+  Status RemoveStaleSocket() {
+    struct stat st {};
+    if (::lstat(socket_path_.c_str(), &st) != 0) {
+      if (errno == ENOENT) return Status::Ok();
+      return ErrnoError(errno, "stat", socket_path_);
+    }
+    if (!S_ISSOCK(st.st_mode)) {
+      return FailedPreconditionError(
+          fmt::format("{} exists and is not a socket; refusing to replace it", socket_path_));
+    }
+    if (::unlink(socket_path_.c_str()) != 0 && errno != ENOENT) {
+      return ErrnoError(errno, "remove stale socket", socket_path_);
+    }
+    log_->info("resource={}: replaced stale socket {}", resource_, socket_path_);
+    return Status::Ok();
+  }
+
+  Status StartServer() {
+    QRM_RETURN_IF_ERROR(RemoveStaleSocket());
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort("unix:" + socket_path_, grpc::InsecureServerCredentials());
+    builder.RegisterService(&plugin_service_);
+    builder.RegisterService(&watcher_service_);
+    std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+    if (!server) {
+      return UnavailableError(fmt::format("cannot serve on {}", socket_path_));
+    }
+    if (::chmod(socket_path_.c_str(), 0600) != 0) {
+      server->Shutdown();
+      return ErrnoError(errno, "chmod", socket_path_);
+    }
+    std::lock_guard lock(server_mu_);
+    server_ = std::move(server);
+    log_->info("resource={}: serving on {}", resource_, socket_path_);
+    return Status::Ok();
+  }
+
+  void StopServer() {
+    std::unique_ptr<grpc::Server> server;
+    {
+      std::lock_guard lock(server_mu_);
+      server = std::move(server_);
+    }
+    if (!server) return;
+    server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+    server->Wait();
+    // gRPC unlinks its Unix socket on shutdown; make sure even if it did not.
+    if (SocketExists(socket_path_)) ::unlink(socket_path_.c_str());
+    log_->info("resource={}: stopped, removed {}", resource_, socket_path_);
+  }
+
+  static bool SocketExists(const std::string& path) {
+    struct stat st {};
+    return ::lstat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode);
+  }
+
+  bool HostSocketExists() const {
+    return SocketExists(options_.plugin_dir + "/" + options_.registration_socket);
+  }
+
+  // One Register call; waits up to register_timeout for the host to listen.
+  Status RegisterWithHost() {
+    const std::string target = "unix:" + options_.plugin_dir + "/" + options_.registration_socket;
+    auto channel = grpc::CreateChannel(target, grpc::InsecureChannelCredentials());
+    auto stub = pb::Registration::NewStub(channel);
+    pb::RegisterRequest req;
+    req.set_version(kVersion);
+    req.set_endpoint(socket_name_);
+    req.set_resource_name(resource_);
+    *req.mutable_options() = plugin_.Options();
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + options_.register_timeout);
+    ctx.set_wait_for_ready(true);
+    pb::Empty resp;
+    const Status status = FromGrpcStatus(stub->Register(&ctx, req, &resp));
+    if (status.ok()) {
+      ++registrations_;
+      log_->info("resource={}: registered with host at {}", resource_, target);
+    } else {
+      log_->warn("resource={}: registration with host at {} failed: {}", resource_, target,
+                 status.ToString());
+    }
+    return status;
+  }
+
+  // Reacts to the plugin directory: re-registers when the host's socket
+  // appears (the host (re)started) and re-creates our socket if it vanishes.
+  void WatchLoop() {
+    bool want_register = options_.register_with_host && HostSocketExists();
+    for (;;) {
+      if (want_register) {
+        want_register = !RegisterWithHost().ok() && HostSocketExists();
+      }
+      pollfd fds[2] = {{inotify_fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
+      // While a registration is pending, retry once a second.
+      const int n = ::poll(fds, 2, want_register ? 1000 : -1);
+      if (n < 0 && errno != EINTR) {
+        log_->error("resource={}: poll on plugin directory failed: {}", resource_,
+                    std::strerror(errno));
+        return;
+      }
+      if (fds[1].revents & POLLIN) return;  // Stop()
+      if (!(fds[0].revents & POLLIN)) continue;
+      alignas(inotify_event) char buf[4096];
+      const ssize_t len = ::read(inotify_fd_, buf, sizeof(buf));
+      for (ssize_t off = 0; off < len;) {
+        const auto* ev = reinterpret_cast<const inotify_event*>(buf + off);
+        off += static_cast<ssize_t>(sizeof(inotify_event) + ev->len);
+        const std::string name = ev->len > 0 ? ev->name : "";
+        if (name == options_.registration_socket && (ev->mask & (IN_CREATE | IN_MOVED_TO))) {
+          want_register = options_.register_with_host;
+        } else if (name == socket_name_ && (ev->mask & (IN_DELETE | IN_MOVED_FROM)) &&
+                   !SocketExists(socket_path_)) {
+          log_->warn("resource={}: socket {} was removed; serving again", resource_, socket_path_);
+          StopServer();
+          if (Status s = StartServer(); !s.ok()) {
+            log_->error("resource={}: cannot serve again: {}", resource_, s.ToString());
+            return;
+          }
+          want_register = options_.register_with_host && HostSocketExists();
+        }
+      }
+    }
+  }
+
+  ResourcePlugin& plugin_;
+  const PluginServerOptions options_;
+  const std::string resource_;
+  const std::string socket_name_;
+  const std::string socket_path_;
+  internal::ResourcePluginService plugin_service_;
+  internal::WatcherRegistrationService watcher_service_;
+  std::shared_ptr<spdlog::logger> log_;
+
+  std::mutex server_mu_;
+  std::unique_ptr<grpc::Server> server_;
+  std::thread watcher_;
+  int inotify_fd_ = -1;
+  int wake_fd_ = -1;
+  std::atomic<int> registrations_{0};
+};
+
+PluginServer::PluginServer(ResourcePlugin& plugin, PluginServerOptions options)
+    : impl_(std::make_unique<Impl>(plugin, std::move(options))) {}
+PluginServer::~PluginServer() = default;
+Status PluginServer::Start() {
+  return impl_->Start();
+}
+void PluginServer::Stop() {
+  impl_->Stop();
+}
+std::string PluginServer::socket_path() const {
+  return impl_->socket_path();
+}
+int PluginServer::registrations() const {
+  return impl_->registrations();
+}
+bool PluginServer::watcher_registered() const {
+  return impl_->watcher_registered();
+}
+
+}  // namespace qrm::sdk

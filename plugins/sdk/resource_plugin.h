@@ -1,0 +1,68 @@
+// The interface a resource plugin author implements.
+//
+// A plugin is a process that owns one resource (e.g. "cpu") on a node. It
+// implements ResourcePlugin and hands it to qrm::sdk::Run (run.h), which serves
+// it as `resourceplugin.v1alpha1.ResourcePlugin` on a Unix socket and registers
+// it with the host. Every method is called concurrently from gRPC threads: the
+// implementation protects its own state.
+//
+// Return a non-OK Status to fail an RPC; its code and message reach the host
+// unchanged (use kInvalidArgument with the offending field and value for bad
+// requests, kResourceExhausted when the request does not fit).
+#pragma once
+
+#include <string>
+
+#include "api/resourceplugin_v1alpha1.pb.h"
+#include "common/status.h"
+
+namespace qrm::sdk {
+
+namespace pb = ::resourceplugin::v1alpha1;
+
+class ResourcePlugin {
+ public:
+  virtual ~ResourcePlugin() = default;
+
+  // The resource this plugin serves ("cpu", "memory", "example.com/accel").
+  virtual std::string ResourceName() const = 0;
+  // Sent with registration and returned by GetResourcePluginOptions.
+  virtual pb::ResourcePluginOptions Options() const = 0;
+
+  // --- Admission -----------------------------------------------------------
+  // NUMA hints for one container. In the response's resource_hints map, an
+  // absent resource means "no preference" and an empty hint list means "cannot
+  // be satisfied".
+  virtual StatusOr<pb::ResourceHintsResponse> GetTopologyHints(const pb::ResourceRequest& req) = 0;
+  // Allocates for one container; req.hint carries the merged NUMA affinity.
+  // Must be idempotent for a (pod, container) it already holds.
+  virtual StatusOr<pb::ResourceAllocationResponse> Allocate(const pb::ResourceRequest& req) = 0;
+  // Pod-scope variants; the defaults answer kUnimplemented.
+  virtual StatusOr<pb::PodResourceHintsResponse> GetPodTopologyHints(
+      const pb::PodResourceRequest& req);
+  virtual StatusOr<pb::PodResourceAllocationResponse> AllocateForPod(
+      const pb::PodResourceRequest& req);
+  // Called before a container starts when Options().pre_start_required.
+  virtual Status PreStartContainer(const pb::PreStartContainerRequest& req);
+
+  // --- Lifecycle and state ---------------------------------------------------
+  // Releases everything the pod holds. Removing an unknown pod succeeds.
+  virtual Status RemovePod(const std::string& pod_uid) = 0;
+  // Current allocation of every container; the host reconciles against it when
+  // Options().need_reconcile.
+  virtual StatusOr<pb::GetResourcesAllocationResponse> GetResourcesAllocation() = 0;
+  virtual StatusOr<pb::GetTopologyAwareResourcesResponse> GetTopologyAwareResources(
+      const pb::GetTopologyAwareResourcesRequest& req) = 0;
+  virtual StatusOr<pb::GetTopologyAwareAllocatableResourcesResponse>
+  GetTopologyAwareAllocatableResources() = 0;
+
+  // --- Associated devices (optional; defaults answer kUnimplemented) ---------
+  virtual StatusOr<pb::AssociatedDeviceHintsResponse> GetAssociatedDeviceTopologyHints(
+      const pb::AssociatedDeviceRequest& req);
+  virtual Status UpdateAllocatableAssociatedDevices(
+      const pb::UpdateAllocatableAssociatedDevicesRequest& req);
+  virtual StatusOr<pb::AssociatedDeviceAllocationResponse> AllocateAssociatedDevice(
+      const pb::AssociatedDeviceRequest& req);
+};
+
+}  // namespace qrm::sdk

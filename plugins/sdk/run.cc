@@ -1,0 +1,35 @@
+#include "plugins/sdk/run.h"
+
+#include <cstring>
+
+#include <signal.h>
+
+#include "common/log.h"
+
+namespace qrm::sdk {
+
+int Run(ResourcePlugin& plugin, const PluginServerOptions& options) {
+  auto log = Logger("sdk");
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  // Blocked before any gRPC thread exists, so every thread inherits the mask
+  // and the signals wait for sigwait below.
+  if (int rc = pthread_sigmask(SIG_BLOCK, &signals, nullptr); rc != 0) {
+    log->error("resource={}: cannot block signals: {}", plugin.ResourceName(), std::strerror(rc));
+    return 1;
+  }
+  PluginServer server(plugin, options);
+  if (Status s = server.Start(); !s.ok()) {
+    log->error("resource={}: cannot start: {}", plugin.ResourceName(), s.ToString());
+    return 1;
+  }
+  int sig = 0;
+  sigwait(&signals, &sig);
+  log->info("resource={}: received {}, shutting down", plugin.ResourceName(), strsignal(sig));
+  server.Stop();
+  return 0;
+}
+
+}  // namespace qrm::sdk

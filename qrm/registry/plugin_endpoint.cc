@@ -1,0 +1,130 @@
+#include "qrm/registry/plugin_endpoint.h"
+
+#include <fmt/format.h>
+#include <grpcpp/client_context.h>
+
+#include "common/grpc_status.h"
+#include "common/log.h"
+
+namespace qrm::host {
+
+PluginEndpoint::PluginEndpoint(std::string resource, std::string socket_path,
+                               pb::ResourcePluginOptions options, RegistrationStyle style,
+                               std::shared_ptr<grpc::Channel> channel)
+    : resource_(std::move(resource)),
+      socket_path_(std::move(socket_path)),
+      options_(std::move(options)),
+      style_(style),
+      registered_at_(std::chrono::system_clock::now()),
+      stub_(pb::ResourcePlugin::NewStub(std::move(channel))) {}
+
+bool PluginEndpoint::stopped() const {
+  std::lock_guard lock(mu_);
+  return stopped_since_.has_value();
+}
+
+std::optional<Clock::time_point> PluginEndpoint::stopped_since() const {
+  std::lock_guard lock(mu_);
+  return stopped_since_;
+}
+
+std::string PluginEndpoint::last_error() const {
+  std::lock_guard lock(mu_);
+  return last_error_;
+}
+
+bool PluginEndpoint::CapacityExpired(Clock::duration grace, Clock::time_point now) const {
+  std::lock_guard lock(mu_);
+  return stopped_since_.has_value() && now - *stopped_since_ >= grace;
+}
+
+void PluginEndpoint::MarkStopped(const std::string& reason) {
+  {
+    std::lock_guard lock(mu_);
+    if (stopped_since_) return;
+    stopped_since_ = Clock::now();
+    last_error_ = reason;
+  }
+  Logger("registry")
+      ->warn("resource={} endpoint={}: plugin stopped: {}", resource_, socket_path_, reason);
+}
+
+void PluginEndpoint::RecordError(const Status& status) {
+  {
+    std::lock_guard lock(mu_);
+    last_error_ = status.ToString();
+  }
+  // A refused connection means nobody serves the socket any more; a deadline
+  // or an application error does not.
+  if (status.code() == StatusCode::kUnavailable) MarkStopped(status.ToString());
+}
+
+template <typename Req, typename Resp, typename Method>
+StatusOr<Resp> PluginEndpoint::Call(const char* name, Method method, const Req& req, Timeout t) {
+  if (auto since = stopped_since()) {
+    return UnavailableError(fmt::format("resource plugin {} ({}) is stopped: {}", resource_,
+                                        socket_path_, last_error()));
+  }
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + t);
+  Resp resp;
+  const Status status = FromGrpcStatus(((*stub_).*method)(&ctx, req, &resp));
+  if (!status.ok()) {
+    RecordError(status);
+    return status.WithContext(fmt::format("resource plugin {} {}", resource_, name));
+  }
+  return resp;
+}
+
+StatusOr<pb::ResourceHintsResponse> PluginEndpoint::GetTopologyHints(const pb::ResourceRequest& req,
+                                                                     Timeout t) {
+  return Call<pb::ResourceRequest, pb::ResourceHintsResponse>(
+      "GetTopologyHints", &pb::ResourcePlugin::Stub::GetTopologyHints, req, t);
+}
+
+StatusOr<pb::PodResourceHintsResponse> PluginEndpoint::GetPodTopologyHints(
+    const pb::PodResourceRequest& req, Timeout t) {
+  return Call<pb::PodResourceRequest, pb::PodResourceHintsResponse>(
+      "GetPodTopologyHints", &pb::ResourcePlugin::Stub::GetPodTopologyHints, req, t);
+}
+
+StatusOr<pb::ResourceAllocationResponse> PluginEndpoint::Allocate(const pb::ResourceRequest& req,
+                                                                  Timeout t) {
+  return Call<pb::ResourceRequest, pb::ResourceAllocationResponse>(
+      "Allocate", &pb::ResourcePlugin::Stub::Allocate, req, t);
+}
+
+Status PluginEndpoint::RemovePod(const std::string& pod_uid, Timeout t) {
+  pb::RemovePodRequest req;
+  req.set_pod_uid(pod_uid);
+  return Call<pb::RemovePodRequest, pb::RemovePodResponse>(
+             "RemovePod", &pb::ResourcePlugin::Stub::RemovePod, req, t)
+      .status();
+}
+
+StatusOr<pb::GetResourcesAllocationResponse> PluginEndpoint::GetResourcesAllocation(Timeout t) {
+  return Call<pb::GetResourcesAllocationRequest, pb::GetResourcesAllocationResponse>(
+      "GetResourcesAllocation", &pb::ResourcePlugin::Stub::GetResourcesAllocation, {}, t);
+}
+
+StatusOr<pb::GetTopologyAwareResourcesResponse> PluginEndpoint::GetTopologyAwareResources(
+    const pb::GetTopologyAwareResourcesRequest& req, Timeout t) {
+  return Call<pb::GetTopologyAwareResourcesRequest, pb::GetTopologyAwareResourcesResponse>(
+      "GetTopologyAwareResources", &pb::ResourcePlugin::Stub::GetTopologyAwareResources, req, t);
+}
+
+StatusOr<pb::GetTopologyAwareAllocatableResourcesResponse>
+PluginEndpoint::GetTopologyAwareAllocatableResources(Timeout t) {
+  return Call<pb::GetTopologyAwareAllocatableResourcesRequest,
+              pb::GetTopologyAwareAllocatableResourcesResponse>(
+      "GetTopologyAwareAllocatableResources",
+      &pb::ResourcePlugin::Stub::GetTopologyAwareAllocatableResources, {}, t);
+}
+
+Status PluginEndpoint::PreStartContainer(const pb::PreStartContainerRequest& req, Timeout t) {
+  return Call<pb::PreStartContainerRequest, pb::PreStartContainerResponse>(
+             "PreStartContainer", &pb::ResourcePlugin::Stub::PreStartContainer, req, t)
+      .status();
+}
+
+}  // namespace qrm::host

@@ -1,0 +1,79 @@
+// PluginEndpoint: the host's handle on one registered resource plugin.
+//
+// Each RPC gets its own deadline. A plugin whose socket disappears or whose
+// channel fails (UNAVAILABLE) becomes "stopped": its RPCs then fail fast
+// without touching the network, the allocations it made stay in the host
+// checkpoint, and after the grace period its capacity no longer counts.
+// A slow plugin is not stopped: its calls simply fail at their deadline.
+//
+// Thread-safe; held by shared_ptr so in-flight calls survive a re-registration
+// that replaces the endpoint.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include <grpcpp/channel.h>
+
+#include "api/resourceplugin_v1alpha1.grpc.pb.h"
+#include "common/status.h"
+
+namespace qrm::host {
+
+namespace pb = ::resourceplugin::v1alpha1;
+using Clock = std::chrono::steady_clock;
+
+enum class RegistrationStyle { kRegisterRpc, kDirectoryWatcher };
+
+class PluginEndpoint {
+ public:
+  PluginEndpoint(std::string resource, std::string socket_path, pb::ResourcePluginOptions options,
+                 RegistrationStyle style, std::shared_ptr<grpc::Channel> channel);
+
+  const std::string& resource() const { return resource_; }
+  const std::string& socket_path() const { return socket_path_; }
+  const pb::ResourcePluginOptions& options() const { return options_; }
+  RegistrationStyle style() const { return style_; }
+  std::chrono::system_clock::time_point registered_at() const { return registered_at_; }
+
+  bool stopped() const;
+  std::optional<Clock::time_point> stopped_since() const;
+  std::string last_error() const;
+  // True once the endpoint has been stopped for at least `grace`.
+  bool CapacityExpired(Clock::duration grace, Clock::time_point now = Clock::now()) const;
+  void MarkStopped(const std::string& reason);
+
+  using Timeout = std::chrono::milliseconds;
+  StatusOr<pb::ResourceHintsResponse> GetTopologyHints(const pb::ResourceRequest& req, Timeout t);
+  StatusOr<pb::PodResourceHintsResponse> GetPodTopologyHints(const pb::PodResourceRequest& req,
+                                                             Timeout t);
+  StatusOr<pb::ResourceAllocationResponse> Allocate(const pb::ResourceRequest& req, Timeout t);
+  Status RemovePod(const std::string& pod_uid, Timeout t);
+  StatusOr<pb::GetResourcesAllocationResponse> GetResourcesAllocation(Timeout t);
+  StatusOr<pb::GetTopologyAwareResourcesResponse> GetTopologyAwareResources(
+      const pb::GetTopologyAwareResourcesRequest& req, Timeout t);
+  StatusOr<pb::GetTopologyAwareAllocatableResourcesResponse> GetTopologyAwareAllocatableResources(
+      Timeout t);
+  Status PreStartContainer(const pb::PreStartContainerRequest& req, Timeout t);
+
+ private:
+  template <typename Req, typename Resp, typename Method>
+  StatusOr<Resp> Call(const char* name, Method method, const Req& req, Timeout t);
+  void RecordError(const Status& status);
+
+  const std::string resource_;
+  const std::string socket_path_;
+  const pb::ResourcePluginOptions options_;
+  const RegistrationStyle style_;
+  const std::chrono::system_clock::time_point registered_at_;
+  std::unique_ptr<pb::ResourcePlugin::Stub> stub_;
+
+  mutable std::mutex mu_;
+  std::optional<Clock::time_point> stopped_since_;
+  std::string last_error_;
+};
+
+}  // namespace qrm::host

@@ -1,0 +1,322 @@
+#include "qrm/registry/plugin_registry.h"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include <boost/asio/post.hpp>
+#include <dirent.h>
+#include <fmt/format.h>
+#include <grpcpp/grpcpp.h>
+#include <sys/inotify.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "api/pluginregistration_v1.grpc.pb.h"
+#include "common/grpc_status.h"
+#include "common/log.h"
+#include "qrm/registry/registration_validation.h"
+
+namespace qrm::host {
+namespace {
+
+namespace preg = ::pluginregistration;
+constexpr const char* kWatcherPluginType = "ResourcePlugin";
+
+bool IsSocket(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
+// True if something accepts connections on the Unix socket at `path`.
+bool SomeoneListens(const std::string& path) {
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return true;  // cannot tell: keep the socket
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, path.c_str(), sizeof(addr.sun_path) - 1);
+  const int rc = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  const int err = errno;
+  ::close(fd);
+  return rc == 0 || err != ECONNREFUSED;
+}
+
+std::shared_ptr<grpc::Channel> Dial(const std::string& socket_path) {
+  grpc::ChannelArguments args;
+  // Each endpoint gets its own connection, never shared with a replaced one.
+  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  return grpc::CreateCustomChannel("unix:" + socket_path, grpc::InsecureChannelCredentials(), args);
+}
+
+}  // namespace
+
+class PluginRegistry::RegistrationService final : public pb::Registration::Service {
+ public:
+  explicit RegistrationService(PluginRegistry& registry) : registry_(registry) {}
+  grpc::Status Register(grpc::ServerContext*, const pb::RegisterRequest* req, pb::Empty*) override {
+    return ToGrpcStatus(registry_.Admit(*req, RegistrationStyle::kRegisterRpc));
+  }
+
+ private:
+  PluginRegistry& registry_;
+};
+
+PluginRegistry::PluginRegistry(RegistryOptions options, boost::asio::io_context& io,
+                               boost::asio::thread_pool& workers)
+    : options_(std::move(options)), io_(io), workers_(workers) {}
+
+PluginRegistry::~PluginRegistry() {
+  Stop();
+}
+
+std::string PluginRegistry::registration_socket_path() const {
+  return options_.plugin_dir + "/" + options_.registration_socket;
+}
+
+Status PluginRegistry::Start() {
+  auto log = Logger("registry");
+  std::error_code ec;
+  std::filesystem::create_directories(options_.plugin_dir, ec);
+  if (ec) return ErrnoError(ec.value(), "create plugin directory", options_.plugin_dir);
+  ::chmod(options_.plugin_dir.c_str(), 0750);
+
+  PurgeStaleSockets();
+  const std::string reg_path = registration_socket_path();
+  if (IsSocket(reg_path)) {
+    return FailedPreconditionError(
+        fmt::format("{} is in use by another process (another qrm-host running?)", reg_path));
+  }
+
+  // Watch before serving so no plugin socket created meanwhile is missed.
+  const int ifd = ::inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+  if (ifd < 0) return ErrnoError(errno, "inotify_init1 for", options_.plugin_dir);
+  if (::inotify_add_watch(ifd, options_.plugin_dir.c_str(),
+                          IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM) < 0) {
+    const int err = errno;
+    ::close(ifd);
+    return ErrnoError(err, "watch", options_.plugin_dir);
+  }
+  watch_ = std::make_unique<boost::asio::posix::stream_descriptor>(io_, ifd);
+  ArmWatch();
+
+  service_ = std::make_unique<RegistrationService>(*this);
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort("unix:" + reg_path, grpc::InsecureServerCredentials());
+  builder.RegisterService(service_.get());
+  server_ = builder.BuildAndStart();
+  if (!server_) return UnavailableError(fmt::format("cannot serve registration on {}", reg_path));
+  if (::chmod(reg_path.c_str(), 0600) != 0) return ErrnoError(errno, "chmod", reg_path);
+  log->info("serving resource plugin registration on {}", reg_path);
+
+  DiscoverExistingSockets();
+  return Status::Ok();
+}
+
+void PluginRegistry::Stop() {
+  if (server_) {
+    server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
+    server_->Wait();
+    server_.reset();
+    ::unlink(registration_socket_path().c_str());
+  }
+  if (watch_) {
+    boost::system::error_code ec;
+    watch_->close(ec);
+    watch_.reset();
+  }
+}
+
+void PluginRegistry::PurgeStaleSockets() {
+  DIR* dir = ::opendir(options_.plugin_dir.c_str());
+  if (dir == nullptr) return;
+  std::vector<std::string> stale;
+  while (const dirent* e = ::readdir(dir)) {
+    const std::string path = options_.plugin_dir + "/" + e->d_name;
+    if (IsSocket(path) && !SomeoneListens(path)) stale.push_back(path);
+  }
+  ::closedir(dir);
+  for (const auto& path : stale) {
+    if (::unlink(path.c_str()) == 0) {
+      Logger("registry")->info("removed stale socket {} (nobody listens on it)", path);
+    }
+  }
+}
+
+void PluginRegistry::DiscoverExistingSockets() {
+  DIR* dir = ::opendir(options_.plugin_dir.c_str());
+  if (dir == nullptr) return;
+  std::vector<std::string> names;
+  while (const dirent* e = ::readdir(dir)) {
+    const std::string name = e->d_name;
+    if (name != options_.registration_socket && IsSocket(options_.plugin_dir + "/" + name)) {
+      names.push_back(name);
+    }
+  }
+  ::closedir(dir);
+  for (const auto& name : names) {
+    boost::asio::post(workers_, [this, name] { Discover(name); });
+  }
+}
+
+void PluginRegistry::ArmWatch() {
+  watch_->async_read_some(boost::asio::buffer(watch_buf_),
+                          [this](const boost::system::error_code& ec, size_t bytes) {
+                            if (ec) return;  // closed by Stop()
+                            OnDirectoryEvents(bytes);
+                            ArmWatch();
+                          });
+}
+
+void PluginRegistry::OnDirectoryEvents(size_t bytes) {
+  for (size_t off = 0; off < bytes;) {
+    const auto* ev = reinterpret_cast<const inotify_event*>(watch_buf_ + off);
+    off += sizeof(inotify_event) + ev->len;
+    if (ev->len == 0) continue;
+    const std::string name = ev->name;
+    if (name == options_.registration_socket) continue;
+    if (ev->mask & (IN_CREATE | IN_MOVED_TO)) {
+      if (IsSocket(options_.plugin_dir + "/" + name)) {
+        boost::asio::post(workers_, [this, name] { Discover(name); });
+      }
+    } else if (ev->mask & (IN_DELETE | IN_MOVED_FROM)) {
+      OnSocketRemoved(name);
+    }
+  }
+}
+
+void PluginRegistry::OnSocketRemoved(const std::string& socket_name) {
+  const std::string path = options_.plugin_dir + "/" + socket_name;
+  std::lock_guard lock(mu_);
+  for (auto& [resource, endpoint] : endpoints_) {
+    if (endpoint->socket_path() == path) endpoint->MarkStopped("socket " + path + " was removed");
+  }
+}
+
+// Plugin-watcher style: ask the new socket who it is.
+void PluginRegistry::Discover(const std::string& socket_name) {
+  auto log = Logger("registry");
+  const std::string path = options_.plugin_dir + "/" + socket_name;
+  {
+    // Already registered through the Register RPC on this socket: nothing to do.
+    std::lock_guard lock(mu_);
+    for (const auto& [resource, endpoint] : endpoints_) {
+      if (endpoint->socket_path() == path && !endpoint->stopped()) return;
+    }
+  }
+  auto stub = preg::Registration::NewStub(Dial(path));
+  preg::PluginInfo info;
+  {
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + options_.dial_timeout);
+    ctx.set_wait_for_ready(true);
+    const grpc::Status s = stub->GetInfo(&ctx, preg::InfoRequest(), &info);
+    if (!s.ok()) {
+      // Not a watcher-style plugin (it registers by RPC), or not ours at all.
+      log->debug("socket {}: no plugin info ({})", path, s.error_message());
+      return;
+    }
+  }
+  if (info.type() != kWatcherPluginType) {
+    log->debug("socket {}: plugin type \"{}\" is not {}; ignored", path, info.type(),
+               kWatcherPluginType);
+    return;
+  }
+  Status status;
+  bool version_ok = false;
+  for (const auto& v : info.supported_versions()) version_ok |= v == kSupportedVersion;
+  if (!version_ok) {
+    status = InvalidArgumentError(
+        fmt::format("plugin {} on {} supports none of its versions with this host (wants {})",
+                    info.name(), path, kSupportedVersion));
+  } else if (!info.endpoint().empty() && info.endpoint() != path &&
+             info.endpoint() != socket_name) {
+    status = InvalidArgumentError(fmt::format(
+        "plugin {} on {} names a different endpoint \"{}\"; it must serve on its own socket",
+        info.name(), path, info.endpoint()));
+  } else {
+    pb::RegisterRequest req;
+    req.set_version(std::string(kSupportedVersion));
+    req.set_endpoint(socket_name);
+    req.set_resource_name(info.name());
+    status = Admit(req, RegistrationStyle::kDirectoryWatcher);
+  }
+  preg::RegistrationStatus notify;
+  notify.set_plugin_registered(status.ok());
+  notify.set_error(status.ok() ? "" : status.message());
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + options_.dial_timeout);
+  preg::RegistrationStatusResponse ignored;
+  if (const grpc::Status s = stub->NotifyRegistrationStatus(&ctx, notify, &ignored); !s.ok()) {
+    log->warn("socket {}: NotifyRegistrationStatus failed: {}", path, s.error_message());
+  }
+}
+
+Status PluginRegistry::Admit(const pb::RegisterRequest& request, RegistrationStyle style) {
+  auto log = Logger("registry");
+  auto refuse = [&](const Status& s) {
+    log->error("resource={} endpoint={}: registration refused: {}", request.resource_name(),
+               request.endpoint(), s.message());
+    return s;
+  };
+  if (Status s = ValidateVersion(request.version()); !s.ok()) return refuse(s);
+  if (Status s = ValidateResourceName(request.resource_name()); !s.ok()) return refuse(s);
+  if (request.endpoint() == options_.registration_socket) {
+    return refuse(InvalidArgumentError(
+        fmt::format("endpoint \"{}\" is the host's own registration socket", request.endpoint())));
+  }
+  StatusOr<std::string> path = ResolveEndpoint(options_.plugin_dir, request.endpoint());
+  if (!path.ok()) return refuse(path.status());
+
+  // Dial back: the plugin must answer on the endpoint it named.
+  auto channel = Dial(*path);
+  auto stub = pb::ResourcePlugin::NewStub(channel);
+  pb::ResourcePluginOptions plugin_options;
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + options_.dial_timeout);
+  ctx.set_wait_for_ready(true);
+  if (const grpc::Status s = stub->GetResourcePluginOptions(&ctx, pb::Empty(), &plugin_options);
+      !s.ok()) {
+    return refuse(
+        UnavailableError(fmt::format("cannot reach plugin at {}: {}", *path, s.error_message())));
+  }
+  auto endpoint = std::make_shared<PluginEndpoint>(request.resource_name(), *path,
+                                                   std::move(plugin_options), style, channel);
+  {
+    std::lock_guard lock(mu_);
+    endpoints_[request.resource_name()] = endpoint;
+  }
+  log->info(
+      "resource={} endpoint={}: registered ({}; pre_start_required={} need_reconcile={} "
+      "topology_alignment={})",
+      request.resource_name(), *path,
+      style == RegistrationStyle::kRegisterRpc ? "Register RPC" : "directory watcher",
+      endpoint->options().pre_start_required(), endpoint->options().need_reconcile(),
+      endpoint->options().with_topology_alignment());
+  return Status::Ok();
+}
+
+std::shared_ptr<PluginEndpoint> PluginRegistry::Find(const std::string& resource) const {
+  std::lock_guard lock(mu_);
+  auto it = endpoints_.find(resource);
+  return it == endpoints_.end() ? nullptr : it->second;
+}
+
+std::vector<std::shared_ptr<PluginEndpoint>> PluginRegistry::Endpoints() const {
+  std::lock_guard lock(mu_);
+  std::vector<std::shared_ptr<PluginEndpoint>> out;
+  for (const auto& [resource, endpoint] : endpoints_) out.push_back(endpoint);
+  return out;
+}
+
+std::vector<std::shared_ptr<PluginEndpoint>> PluginRegistry::EndpointsWithCapacity() const {
+  const auto now = Clock::now();
+  std::vector<std::shared_ptr<PluginEndpoint>> out;
+  for (auto& endpoint : Endpoints()) {
+    if (!endpoint->CapacityExpired(options_.grace_period, now)) out.push_back(endpoint);
+  }
+  return out;
+}
+
+}  // namespace qrm::host

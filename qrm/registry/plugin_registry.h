@@ -1,0 +1,90 @@
+// PluginRegistry: which resource plugins this host knows and how to reach them.
+//
+// Plugins arrive two ways, both ending in Admit():
+//  * Register RPC (device-plugin style) on <plugin_dir>/<registration_socket>;
+//  * directory watching (plugin-watcher style): a socket appearing in the
+//    plugin directory is asked GetInfo and, if it is a v1alpha1 resource
+//    plugin, registered and told so with NotifyRegistrationStatus.
+// Admit() validates the version, the resource name and the endpoint (a plain
+// socket name confined to the plugin directory), dials back and reads
+// GetResourcePluginOptions; a new registration for a resource replaces the old
+// endpoint. A socket that disappears stops its endpoint (plugin_endpoint.h).
+// At Start, sockets nobody listens on are purged (other files, such as
+// checkpoints, are never touched) and live plugin sockets are discovered.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/asio/thread_pool.hpp>
+
+#include "qrm/registry/plugin_endpoint.h"
+
+namespace grpc {
+class Server;
+}
+
+namespace qrm::host {
+
+struct RegistryOptions {
+  std::string plugin_dir = "/var/lib/qrm/plugins";
+  std::string registration_socket = "qrm.sock";
+  // Deadline for dialing back (GetResourcePluginOptions, GetInfo).
+  std::chrono::milliseconds dial_timeout{10000};
+  // How long a stopped plugin's capacity still counts.
+  std::chrono::seconds grace_period{300};
+};
+
+class PluginRegistry {
+ public:
+  // Watches run on `io`; blocking dial-backs run on `workers`.
+  PluginRegistry(RegistryOptions options, boost::asio::io_context& io,
+                 boost::asio::thread_pool& workers);
+  ~PluginRegistry();
+  PluginRegistry(const PluginRegistry&) = delete;
+  PluginRegistry& operator=(const PluginRegistry&) = delete;
+
+  Status Start();
+  void Stop();
+
+  // Validates, dials back and records a plugin. Returns the refusal reason.
+  Status Admit(const pb::RegisterRequest& request, RegistrationStyle style);
+
+  std::shared_ptr<PluginEndpoint> Find(const std::string& resource) const;
+  std::vector<std::shared_ptr<PluginEndpoint>> Endpoints() const;
+  // Endpoints whose capacity counts: live ones and those stopped for less than
+  // the grace period.
+  std::vector<std::shared_ptr<PluginEndpoint>> EndpointsWithCapacity() const;
+
+  const RegistryOptions& options() const { return options_; }
+  std::string registration_socket_path() const;
+
+ private:
+  class RegistrationService;
+  void PurgeStaleSockets();
+  void DiscoverExistingSockets();
+  void ArmWatch();
+  void OnDirectoryEvents(size_t bytes);
+  void Discover(const std::string& socket_name);
+  void OnSocketRemoved(const std::string& socket_name);
+
+  const RegistryOptions options_;
+  boost::asio::io_context& io_;
+  boost::asio::thread_pool& workers_;
+  std::unique_ptr<RegistrationService> service_;
+  std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<boost::asio::posix::stream_descriptor> watch_;
+  alignas(8) char watch_buf_[4096];
+
+  mutable std::mutex mu_;
+  std::map<std::string, std::shared_ptr<PluginEndpoint>> endpoints_;  // by resource
+};
+
+}  // namespace qrm::host

@@ -1,0 +1,24 @@
+// Checks a plugin's registration before the host dials back to it.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "common/status.h"
+
+namespace qrm::host {
+
+inline constexpr std::string_view kSupportedVersion = "v1alpha1";
+
+// Kubernetes resource name: optional DNS-subdomain prefix and "/", then a name
+// of 1-63 characters [A-Za-z0-9._-] starting and ending alphanumeric.
+Status ValidateResourceName(std::string_view name);
+
+Status ValidateVersion(std::string_view version);
+
+// `endpoint` must be a plain file name (no '/', not "." or "..") of a Unix
+// socket inside `plugin_dir`; a symlink is accepted only if it resolves to a
+// socket inside the directory. Returns the socket's path on success.
+StatusOr<std::string> ResolveEndpoint(const std::string& plugin_dir, std::string_view endpoint);
+
+}  // namespace qrm::host

@@ -1,0 +1,233 @@
+// qrm-test-plugin: a resource plugin process built on the SDK whose behaviour
+// the integration tests choose with flags: what hints it gives, whether it
+// fails, hangs or changes its allocations, and where it logs each call.
+//
+//   --resource NAME           resource name (default test.qrm.io/slots)
+//   --plugin-dir DIR          plugin directory (required)
+//   --socket NAME             socket file name (default from the resource)
+//   --no-register             watcher-style only: do not call Register
+//   --hints SPEC              "absent", "empty", or comma list of MASK:p|n where MASK
+//                             is a NUMA list in braces, e.g. "{0}:p,{1}:p,{0-1}:n"
+//   --result TEXT             allocation_result to return (default: the hint's nodes)
+//   --oci-property NAME       oci_property_name (default CpusetMems)
+//   --result-file FILE        if it exists, GetResourcesAllocation reports its content
+//                             as every container's allocation_result (reconcile tests)
+//   --need-reconcile          advertise need_reconcile
+//   --fail METHOD             fail this RPC with INTERNAL (Allocate, GetTopologyHints,
+//                             RemovePod); repeatable
+//   --hang METHOD             sleep 1 h in this RPC; repeatable
+//   --state FILE              persist allocations durably to this checkpoint
+//   --call-log FILE           append "METHOD pod_uid container" per call
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include <boost/program_options.hpp>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include "checkpoint/checkpoint_file.h"
+#include "common/numa_mask.h"
+#include "plugins/sdk/run.h"
+
+namespace po = boost::program_options;
+using namespace qrm;
+namespace pb = ::resourceplugin::v1alpha1;
+
+namespace {
+
+struct Config {
+  std::string resource, hints, result, oci_property, result_file, state, call_log;
+  std::set<std::string> fail, hang;
+  bool need_reconcile = false;
+};
+
+class TestPlugin final : public sdk::ResourcePlugin {
+ public:
+  explicit TestPlugin(Config config) : config_(std::move(config)) { Restore(); }
+
+  std::string ResourceName() const override { return config_.resource; }
+  pb::ResourcePluginOptions Options() const override {
+    pb::ResourcePluginOptions o;
+    o.set_need_reconcile(config_.need_reconcile);
+    o.set_with_topology_alignment(true);
+    return o;
+  }
+
+  StatusOr<pb::ResourceHintsResponse> GetTopologyHints(const pb::ResourceRequest& req) override {
+    QRM_RETURN_IF_ERROR(Enter("GetTopologyHints", req.pod_uid(), req.container_name()));
+    pb::ResourceHintsResponse resp;
+    resp.set_pod_uid(req.pod_uid());
+    resp.set_container_name(req.container_name());
+    resp.set_resource_name(config_.resource);
+    if (config_.hints == "absent") return resp;
+    auto& list = (*resp.mutable_resource_hints())[config_.resource];
+    if (config_.hints == "empty") return resp;
+    // "{0}:p,{1}:p,{0-1}:n"
+    size_t pos = 0;
+    while (pos < config_.hints.size()) {
+      const size_t close = config_.hints.find('}', pos);
+      const auto mask = NumaMask::Parse(config_.hints.substr(pos + 1, close - pos - 1));
+      if (!mask.ok()) return mask.status();
+      auto* hint = list.add_hints();
+      for (int n : mask->Nodes()) hint->add_nodes(static_cast<uint64_t>(n));
+      hint->set_preferred(config_.hints[close + 2] == 'p');
+      pos = close + 4;
+    }
+    return resp;
+  }
+
+  StatusOr<pb::ResourceAllocationResponse> Allocate(const pb::ResourceRequest& req) override {
+    QRM_RETURN_IF_ERROR(Enter("Allocate", req.pod_uid(), req.container_name()));
+    pb::ResourceAllocationInfo info;
+    info.set_oci_property_name(config_.oci_property);
+    info.set_is_scalar_resource(true);
+    auto it = req.resource_requests().find(config_.resource);
+    info.set_allocated_quantity(it == req.resource_requests().end() ? 0 : it->second);
+    std::string nodes;
+    for (auto n : req.hint().nodes()) nodes += (nodes.empty() ? "" : ",") + std::to_string(n);
+    info.set_allocation_result(config_.result.empty() ? nodes : config_.result);
+    (*info.mutable_envs())["TEST_PLUGIN_NODES"] = nodes;
+    *info.mutable_resource_hints()->add_hints() = req.hint();
+    {
+      std::lock_guard lock(mu_);
+      pods_[req.pod_uid()][req.container_name()] = info;
+      QRM_RETURN_IF_ERROR(Persist());
+    }
+    pb::ResourceAllocationResponse resp;
+    resp.set_pod_uid(req.pod_uid());
+    resp.set_container_name(req.container_name());
+    resp.set_resource_name(config_.resource);
+    (*resp.mutable_allocation_result()->mutable_resource_allocation())[config_.resource] = info;
+    return resp;
+  }
+
+  Status RemovePod(const std::string& pod_uid) override {
+    QRM_RETURN_IF_ERROR(Enter("RemovePod", pod_uid, ""));
+    std::lock_guard lock(mu_);
+    pods_.erase(pod_uid);
+    return Persist();
+  }
+
+  StatusOr<pb::GetResourcesAllocationResponse> GetResourcesAllocation() override {
+    QRM_RETURN_IF_ERROR(Enter("GetResourcesAllocation", "", ""));
+    std::string override_result;
+    if (!config_.result_file.empty()) {
+      std::ifstream in(config_.result_file);
+      std::getline(in, override_result);
+    }
+    pb::GetResourcesAllocationResponse resp;
+    std::lock_guard lock(mu_);
+    for (const auto& [pod, containers] : pods_) {
+      auto& pod_entry = (*resp.mutable_pod_resources())[pod];
+      for (auto [container, info] : containers) {
+        if (!override_result.empty()) info.set_allocation_result(override_result);
+        (*(*pod_entry.mutable_container_resources())[container]
+              .mutable_resource_allocation())[config_.resource] = info;
+      }
+    }
+    return resp;
+  }
+
+  StatusOr<pb::GetTopologyAwareResourcesResponse> GetTopologyAwareResources(
+      const pb::GetTopologyAwareResourcesRequest& req) override {
+    pb::GetTopologyAwareResourcesResponse resp;
+    resp.set_pod_uid(req.pod_uid());
+    return resp;
+  }
+
+  StatusOr<pb::GetTopologyAwareAllocatableResourcesResponse> GetTopologyAwareAllocatableResources()
+      override {
+    QRM_RETURN_IF_ERROR(Enter("GetTopologyAwareAllocatableResources", "", ""));
+    pb::GetTopologyAwareAllocatableResourcesResponse resp;
+    auto& r = (*resp.mutable_allocatable_resources())[config_.resource];
+    r.set_is_scalar_resource(true);
+    r.set_aggregated_allocatable_quantity(8);
+    r.set_aggregated_capacity_quantity(8);
+    return resp;
+  }
+
+ private:
+  Status Enter(const std::string& method, const std::string& pod, const std::string& container) {
+    if (!config_.call_log.empty()) {
+      std::lock_guard lock(log_mu_);
+      std::ofstream out(config_.call_log, std::ios::app);
+      out << method << ' ' << pod << ' ' << container << '\n';
+    }
+    if (config_.hang.count(method)) std::this_thread::sleep_for(std::chrono::hours(1));
+    if (config_.fail.count(method)) {
+      return InternalError(fmt::format("{} failed as configured (--fail {})", method, method));
+    }
+    return Status::Ok();
+  }
+
+  // Allocations survive restarts, written durably like a real plugin's.
+  Status Persist() {
+    if (config_.state.empty()) return Status::Ok();
+    rapidjson::Document doc;
+    doc.SetObject();
+    auto& a = doc.GetAllocator();
+    for (const auto& [pod, containers] : pods_) {
+      rapidjson::Value c(rapidjson::kObjectType);
+      for (const auto& [name, info] : containers) {
+        c.AddMember(rapidjson::Value(name.c_str(), a),
+                    rapidjson::Value(info.allocation_result().c_str(), a), a);
+      }
+      doc.AddMember(rapidjson::Value(pod.c_str(), a), c, a);
+    }
+    return checkpoint::Write(config_.state, 1, doc);
+  }
+
+  void Restore() {
+    if (config_.state.empty()) return;
+    auto cp = checkpoint::Read(config_.state);
+    if (!cp.ok()) return;
+    for (auto& pod : cp->data.GetObject()) {
+      for (auto& c : pod.value.GetObject()) {
+        pb::ResourceAllocationInfo info;
+        info.set_oci_property_name(config_.oci_property);
+        info.set_allocation_result(c.value.GetString());
+        pods_[pod.name.GetString()][c.name.GetString()] = info;
+      }
+    }
+  }
+
+  const Config config_;
+  std::mutex mu_, log_mu_;
+  std::map<std::string, std::map<std::string, pb::ResourceAllocationInfo>> pods_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Config config;
+  sdk::PluginServerOptions options;
+  std::vector<std::string> fail, hang;
+  po::options_description desc("qrm-test-plugin");
+  desc.add_options()("resource", po::value(&config.resource)->default_value("test.qrm.io/slots"))(
+      "plugin-dir", po::value(&options.plugin_dir)->required())(
+      "socket", po::value(&options.socket_name))("no-register", "")(
+      "hints", po::value(&config.hints)->default_value("{0}:p,{1}:p,{0-1}:n"))(
+      "result", po::value(&config.result))(
+      "oci-property", po::value(&config.oci_property)->default_value("CpusetMems"))(
+      "result-file", po::value(&config.result_file))("need-reconcile", "")(
+      "fail", po::value(&fail)->composing())("hang", po::value(&hang)->composing())(
+      "state", po::value(&config.state))("call-log", po::value(&config.call_log));
+  po::variables_map vm;
+  try {
+    po::store(po::parse_command_line(argc, argv, desc), vm);
+    po::notify(vm);
+  } catch (const std::exception& e) {
+    std::cerr << "qrm-test-plugin: " << e.what() << '\n' << desc;
+    return 2;
+  }
+  options.register_with_host = vm.count("no-register") == 0;
+  config.need_reconcile = vm.count("need-reconcile") > 0;
+  config.fail.insert(fail.begin(), fail.end());
+  config.hang.insert(hang.begin(), hang.end());
+  TestPlugin plugin(config);
+  return sdk::Run(plugin, options);
+}
