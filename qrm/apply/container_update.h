@@ -1,0 +1,64 @@
+// ContainerUpdate: what the host writes into one container's CRI requests, merged from the
+// allocations every resource plugin made for it.
+//
+// The host owns only the fields plugins claimed (oci_property_name) and the envs and
+// annotations they returned; everything else in a CreateContainer / UpdateContainerResources
+// request is the kubelet's and must reach the runtime untouched, so the Apply* functions
+// edit requests in place instead of building new ones.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "api/cri_runtime_v1.pb.h"
+#include "api/resourceplugin_v1alpha1.pb.h"
+#include "common/status.h"
+#include "qrm/apply/oci_property.h"
+
+namespace qrm::host {
+
+struct ContainerUpdate {
+  ::runtime::v1::LinuxContainerResources resources;  // only owned fields are set
+  std::set<OciProperty> owned;                       // which fields of `resources` qrm owns
+  std::map<std::string, std::string> envs;
+  std::map<std::string, std::string> annotations;
+  // Human-readable env/annotation conflicts between resources, already resolved (the
+  // smallest resource name wins); for logs and events, not for decisions.
+  std::vector<std::string> conflicts;
+
+  // Equal when they would write the same thing: owned set, the owned fields' values (not
+  // any stray non-owned field of `resources`), envs and annotations. `conflicts` is a
+  // diagnostic and does not count, so reconcile does not re-apply over a log line.
+  friend bool operator==(const ContainerUpdate&, const ContainerUpdate&);
+};
+
+// Merges one container's allocations (resource name -> that resource's allocation).
+//
+// An allocation with a non-empty oci_property_name sets that field from allocation_result
+// (formats in qrm/apply/property_value.h); one with an empty name contributes only envs and
+// annotations. Errors are kInvalidArgument naming the resource, property and value:
+//  - unknown property name or malformed value;
+//  - two resources setting one property to different values (both resources and values
+//    named); the same value twice, in any spelling with the same meaning, is fine;
+//  - an env key that is empty or contains '=' or NUL, an env value containing NUL, or an
+//    empty annotation key.
+// Envs and annotations with one key from several resources: the lexicographically smallest
+// resource name wins, and each differing value adds a line to `conflicts`. The result
+// depends only on the input's contents, never on protobuf map iteration order.
+StatusOr<ContainerUpdate> BuildContainerUpdate(
+    const std::map<std::string, ::resourceplugin::v1alpha1::ResourceAllocationInfo>& allocations);
+
+// Writes the owned fields of `update` into `target`, leaving every other field (and any
+// unknown fields) as they are. HugepageLimits replaces entries of the same page size and
+// keeps the rest; Unified sets or overwrites its keys and keeps the rest.
+void ApplyOwnedFields(const ContainerUpdate& update,
+                      ::runtime::v1::LinuxContainerResources* target);
+
+// Merges envs into config->envs (an existing key's entries are overwritten in place, so the
+// kubelet's order is kept; new keys are appended in key order) and annotations into
+// config->annotations (set or overwritten).
+void ApplyEnvsAndAnnotations(const ContainerUpdate& update, ::runtime::v1::ContainerConfig* config);
+
+}  // namespace qrm::host
