@@ -1,0 +1,199 @@
+#include "qrm/state/state_codec.h"
+
+#include <initializer_list>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "checkpoint/base64.h"
+
+namespace qrm::host {
+namespace {
+
+using rapidjson::Value;
+using Allocator = rapidjson::Document::AllocatorType;
+
+constexpr std::string_view kPods = "pods";
+constexpr std::string_view kName = "name";
+constexpr std::string_view kNamespace = "namespace";
+constexpr std::string_view kPodAffinity = "pod_affinity";
+constexpr std::string_view kContainers = "containers";
+constexpr std::string_view kRequest = "request";
+constexpr std::string_view kResources = "resources";
+
+Value Str(std::string_view s, Allocator& alloc) {
+  return Value(s.data(), static_cast<rapidjson::SizeType>(s.size()), alloc);
+}
+
+std::string_view View(const Value& v) {
+  return {v.GetString(), v.GetStringLength()};
+}
+
+// The JSON location of a map entry, e.g. pods["u1"], in error messages.
+std::string Entry(std::string_view parent, std::string_view key) {
+  return fmt::format("{}[\"{}\"]", parent, key);
+}
+
+StatusOr<Value> EncodeMessage(const google::protobuf::MessageLite& message, std::string_view where,
+                              Allocator& alloc) {
+  // DeterministicBytes is empty both for an empty message and on failure; only a
+  // non-empty message can fail, so the two are told apart by the message's size.
+  const std::string bytes = DeterministicBytes(message);
+  if (bytes.empty() && message.ByteSizeLong() != 0) {
+    return InternalError(fmt::format("{}: cannot serialize {}", where, message.GetTypeName()));
+  }
+  return Str(checkpoint::Base64Encode(bytes), alloc);
+}
+
+// Checks that `obj` is an object whose members are all in `allowed`.
+Status CheckObject(const Value& obj, std::string_view where,
+                   std::initializer_list<std::string_view> allowed) {
+  if (!obj.IsObject()) return DataLossError(fmt::format("{}: not a JSON object", where));
+  for (auto it = obj.MemberBegin(); it != obj.MemberEnd(); ++it) {
+    bool known = false;
+    for (std::string_view a : allowed) known = known || a == View(it->name);
+    if (!known) {
+      return DataLossError(fmt::format("{}: unexpected member \"{}\"", where, View(it->name)));
+    }
+  }
+  return Status::Ok();
+}
+
+StatusOr<const Value*> Required(const Value& obj, std::string_view key, std::string_view where) {
+  auto it = obj.FindMember(Value(rapidjson::StringRef(key.data(), key.size())));
+  if (it == obj.MemberEnd()) {
+    return DataLossError(fmt::format("{}: missing member \"{}\"", where, key));
+  }
+  return &it->value;
+}
+
+StatusOr<std::string> RequiredString(const Value& obj, std::string_view key,
+                                     std::string_view where) {
+  StatusOr<const Value*> v = Required(obj, key, where);
+  if (!v.ok()) return v.status();
+  if (!(*v)->IsString()) return DataLossError(fmt::format("{}.{}: not a string", where, key));
+  return std::string(View(**v));
+}
+
+Status DecodeMessage(const Value& v, std::string_view where, google::protobuf::MessageLite* out) {
+  if (!v.IsString()) return DataLossError(fmt::format("{}: not a string", where));
+  StatusOr<std::string> bytes = checkpoint::Base64Decode(View(v), where);
+  if (!bytes.ok()) return DataLossError(bytes.status().message());
+  if (!out->ParseFromString(*bytes)) {
+    return DataLossError(fmt::format("{}: not a serialized {}", where, out->GetTypeName()));
+  }
+  return Status::Ok();
+}
+
+Status DecodeContainer(const Value& v, const std::string& where, ContainerAllocation* out) {
+  QRM_RETURN_IF_ERROR(CheckObject(v, where, {kRequest, kResources}));
+  StatusOr<const Value*> request = Required(v, kRequest, where);
+  if (!request.ok()) return request.status();
+  QRM_RETURN_IF_ERROR(DecodeMessage(**request, where + ".request", &out->request));
+
+  StatusOr<const Value*> resources = Required(v, kResources, where);
+  if (!resources.ok()) return resources.status();
+  const std::string resources_where = where + ".resources";
+  if (!(*resources)->IsObject()) {
+    return DataLossError(fmt::format("{}: not a JSON object", resources_where));
+  }
+  for (auto it = (*resources)->MemberBegin(); it != (*resources)->MemberEnd(); ++it) {
+    const std::string resource(View(it->name));
+    QRM_RETURN_IF_ERROR(
+        DecodeMessage(it->value, Entry(resources_where, resource), &out->resources[resource]));
+  }
+  return Status::Ok();
+}
+
+Status DecodePod(const Value& v, const std::string& uid, const std::string& where,
+                 PodAllocation* out) {
+  QRM_RETURN_IF_ERROR(CheckObject(v, where, {kName, kNamespace, kPodAffinity, kContainers}));
+  out->uid = uid;
+  StatusOr<std::string> name = RequiredString(v, kName, where);
+  if (!name.ok()) return name.status();
+  out->name = std::move(*name);
+  StatusOr<std::string> ns = RequiredString(v, kNamespace, where);
+  if (!ns.ok()) return ns.status();
+  out->ns = std::move(*ns);
+
+  if (v.FindMember(Value(rapidjson::StringRef(kPodAffinity.data(), kPodAffinity.size()))) !=
+      v.MemberEnd()) {
+    StatusOr<std::string> text = RequiredString(v, kPodAffinity, where);
+    if (!text.ok()) return text.status();
+    // An absent member means "no pod affinity"; an empty one was never written by us.
+    StatusOr<NumaMask> mask = NumaMask::Parse(*text);
+    if (!mask.ok() || mask->empty()) {
+      return DataLossError(fmt::format("{}.{}: \"{}\" is not a non-empty NUMA node list{}", where,
+                                       kPodAffinity, *text,
+                                       mask.ok() ? "" : ": " + mask.status().message()));
+    }
+    out->pod_affinity = *mask;
+  }
+
+  StatusOr<const Value*> containers = Required(v, kContainers, where);
+  if (!containers.ok()) return containers.status();
+  const std::string containers_where = where + ".containers";
+  if (!(*containers)->IsObject()) {
+    return DataLossError(fmt::format("{}: not a JSON object", containers_where));
+  }
+  for (auto it = (*containers)->MemberBegin(); it != (*containers)->MemberEnd(); ++it) {
+    const std::string container(View(it->name));
+    QRM_RETURN_IF_ERROR(DecodeContainer(it->value, Entry(containers_where, container),
+                                        &out->containers[container]));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status EncodePodResources(const PodResources& state, rapidjson::Document& out) {
+  Allocator& alloc = out.GetAllocator();
+  out.SetObject();
+  Value pods(rapidjson::kObjectType);
+  for (const auto& [uid, pod] : state) {
+    const std::string pod_where = Entry(kPods, uid);
+    Value p(rapidjson::kObjectType);
+    p.AddMember(Str(kName, alloc), Str(pod.name, alloc), alloc);
+    p.AddMember(Str(kNamespace, alloc), Str(pod.ns, alloc), alloc);
+    if (pod.pod_affinity) {
+      p.AddMember(Str(kPodAffinity, alloc), Str(pod.pod_affinity->ToString(), alloc), alloc);
+    }
+    Value containers(rapidjson::kObjectType);
+    for (const auto& [name, container] : pod.containers) {
+      const std::string container_where = Entry(pod_where + ".containers", name);
+      Value c(rapidjson::kObjectType);
+      StatusOr<Value> request =
+          EncodeMessage(container.request, container_where + ".request", alloc);
+      if (!request.ok()) return request.status();
+      c.AddMember(Str(kRequest, alloc), std::move(*request), alloc);
+      Value resources(rapidjson::kObjectType);
+      for (const auto& [resource, info] : container.resources) {
+        StatusOr<Value> encoded =
+            EncodeMessage(info, Entry(container_where + ".resources", resource), alloc);
+        if (!encoded.ok()) return encoded.status();
+        resources.AddMember(Str(resource, alloc), std::move(*encoded), alloc);
+      }
+      c.AddMember(Str(kResources, alloc), resources, alloc);
+      containers.AddMember(Str(name, alloc), c, alloc);
+    }
+    p.AddMember(Str(kContainers, alloc), containers, alloc);
+    pods.AddMember(Str(uid, alloc), p, alloc);
+  }
+  out.AddMember(Str(kPods, alloc), pods, alloc);
+  return Status::Ok();
+}
+
+StatusOr<PodResources> DecodePodResources(const rapidjson::Value& data) {
+  QRM_RETURN_IF_ERROR(CheckObject(data, "data", {kPods}));
+  StatusOr<const Value*> pods = Required(data, kPods, "data");
+  if (!pods.ok()) return pods.status();
+  if (!(*pods)->IsObject()) return DataLossError("pods: not a JSON object");
+  PodResources state;
+  for (auto it = (*pods)->MemberBegin(); it != (*pods)->MemberEnd(); ++it) {
+    const std::string uid(View(it->name));
+    QRM_RETURN_IF_ERROR(DecodePod(it->value, uid, Entry(kPods, uid), &state[uid]));
+  }
+  return state;
+}
+
+}  // namespace qrm::host
