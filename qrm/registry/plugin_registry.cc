@@ -268,6 +268,17 @@ Status PluginRegistry::Admit(const pb::RegisterRequest& request, RegistrationSty
   }
   StatusOr<std::string> path = ResolveEndpoint(options_.plugin_dir, request.endpoint());
   if (!path.ok()) return refuse(path.status());
+  // A plugin may register both ways at once. An explicit Register always wins;
+  // discovery never replaces a live endpoint on the same socket.
+  auto discovered_twice = [&] {
+    if (style != RegistrationStyle::kDirectoryWatcher) return false;
+    auto it = endpoints_.find(request.resource_name());
+    return it != endpoints_.end() && it->second->socket_path() == *path && !it->second->stopped();
+  };
+  {
+    std::lock_guard lock(mu_);
+    if (discovered_twice()) return Status::Ok();
+  }
 
   // Dial back: the plugin must answer on the endpoint it named.
   auto channel = Dial(*path);
@@ -285,6 +296,7 @@ Status PluginRegistry::Admit(const pb::RegisterRequest& request, RegistrationSty
                                                    std::move(plugin_options), style, channel);
   {
     std::lock_guard lock(mu_);
+    if (discovered_twice()) return Status::Ok();
     endpoints_[request.resource_name()] = endpoint;
   }
   log->info(

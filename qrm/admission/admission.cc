@@ -1,0 +1,384 @@
+#include "qrm/admission/admission.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "common/log.h"
+#include "qrm/admission/parallel.h"
+
+namespace qrm::host {
+namespace {
+
+namespace pb = ::resourceplugin::v1alpha1;
+
+constexpr const char* kPodRoleAnnotation = "kubernetes.io/pod-role";
+constexpr const char* kResourceTypeAnnotation = "kubernetes.io/resource-type";
+
+PodRef Ref(const ContainerRequest& r) {
+  return {r.pod_uid, r.pod_namespace, r.pod_name, r.container_name};
+}
+
+std::string AnnotationOr(const std::map<std::string, std::string>& a, const char* key) {
+  auto it = a.find(key);
+  return it == a.end() ? std::string() : it->second;
+}
+
+pb::TopologyHint ToProtoHint(const topology::TopologyHint& hint, NumaMask default_affinity) {
+  pb::TopologyHint out;
+  for (int n : hint.affinity.value_or(default_affinity).Nodes()) {
+    out.add_nodes(static_cast<uint64_t>(n));
+  }
+  out.set_preferred(hint.preferred);
+  return out;
+}
+
+// A plugin's hint lists in the merge's terms; bad node ids are the plugin's
+// error and name it.
+StatusOr<topology::ResourceHints> FromProtoHints(
+    const google::protobuf::Map<std::string, pb::ListOfTopologyHints>& in,
+    const std::string& plugin) {
+  topology::ResourceHints out;
+  for (const auto& [resource, list] : in) {
+    std::vector<topology::TopologyHint> hints;
+    for (const auto& h : list.hints()) {
+      if (h.nodes().empty()) {
+        return InvalidArgumentError(fmt::format(
+            "resource plugin {} returned a hint for {} with no NUMA nodes", plugin, resource));
+      }
+      std::vector<int64_t> nodes;
+      for (uint64_t n : h.nodes()) nodes.push_back(n > 1000 ? 1000 : static_cast<int64_t>(n));
+      auto mask = NumaMask::FromNodes(nodes);
+      if (!mask.ok()) {
+        return mask.status().WithContext(
+            fmt::format("resource plugin {} hint for {}", plugin, resource));
+      }
+      hints.push_back(topology::TopologyHint::Of(*mask, h.preferred()));
+    }
+    out[resource] = std::move(hints);
+  }
+  return out;
+}
+
+Status ValidateAllocationInfo(const std::string& plugin, const std::string& resource,
+                              const pb::ResourceAllocationInfo& info) {
+  if (!std::isfinite(info.allocated_quantity()) || info.allocated_quantity() < 0) {
+    return InvalidArgumentError(fmt::format(
+        "resource plugin {} returned allocated_quantity {} for {}: must be finite and >= 0", plugin,
+        info.allocated_quantity(), resource));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+struct Admission::Target {
+  std::string resource;
+  std::shared_ptr<PluginEndpoint> endpoint;
+  bool skipped = false;  // left out under the failure policy
+};
+
+pb::ResourceRequest ToResourceRequest(const ContainerRequest& r) {
+  pb::ResourceRequest req;
+  req.set_pod_uid(r.pod_uid);
+  req.set_pod_namespace(r.pod_namespace);
+  req.set_pod_name(r.pod_name);
+  req.set_container_name(r.container_name);
+  req.set_container_type(r.container_type);
+  req.set_container_index(r.container_index);
+  req.set_pod_role(AnnotationOr(r.annotations, kPodRoleAnnotation));
+  req.set_pod_type(AnnotationOr(r.annotations, kResourceTypeAnnotation));
+  for (const auto& [k, v] : r.resources) (*req.mutable_resource_requests())[k] = v;
+  for (const auto& [k, v] : r.labels) (*req.mutable_labels())[k] = v;
+  for (const auto& [k, v] : r.annotations) (*req.mutable_annotations())[k] = v;
+  req.set_native_qos_class(r.native_qos_class);
+  req.set_runtime_class(r.runtime_class);
+  return req;
+}
+
+Admission::Admission(AdmissionOptions options, topology::NumaInfo numa, PluginRegistry& registry,
+                     StateStore& state, boost::asio::thread_pool& workers)
+    : options_(std::move(options)),
+      numa_(std::move(numa)),
+      registry_(registry),
+      state_(state),
+      workers_(workers) {}
+
+std::vector<Admission::Target> Admission::TargetsFor(const ContainerRequest& request) const {
+  std::set<std::string> resources(options_.always_consult);
+  for (const auto& [name, quantity] : request.resources) {
+    auto alias = options_.resource_aliases.find(name);
+    resources.insert(alias == options_.resource_aliases.end() ? name : alias->second.to);
+  }
+  std::vector<Target> targets;
+  for (const auto& resource : resources) {
+    // Resources without a plugin (e.g. "cpu" on a node without the CPU plugin)
+    // are not qrm's to manage.
+    if (auto endpoint = registry_.Find(resource)) targets.push_back({resource, endpoint});
+  }
+  return targets;
+}
+
+StatusOr<topology::TopologyHint> Admission::ContainerAffinity(const ContainerRequest& request,
+                                                              std::vector<Target>& targets) {
+  auto log = Logger("admission");
+  const FailurePolicy on_failure = options_.failure_policies.For(QosLevelOf(request.annotations));
+  const pb::ResourceRequest base = ToResourceRequest(request);
+  auto responses =
+      ParallelMap<StatusOr<pb::ResourceHintsResponse>>(workers_, targets.size(), [&](size_t i) {
+        pb::ResourceRequest req = base;
+        req.set_resource_name(targets[i].resource);
+        return targets[i].endpoint->GetTopologyHints(req, options_.rpc_timeout);
+      });
+  topology::ProvidersHints providers;
+  for (size_t i = 0; i < targets.size(); ++i) {
+    StatusOr<topology::ResourceHints> hints =
+        responses[i].ok() ? FromProtoHints(responses[i]->resource_hints(), targets[i].resource)
+                          : StatusOr<topology::ResourceHints>(responses[i].status());
+    if (!hints.ok()) {
+      if (on_failure == FailurePolicy::kIgnore) {
+        log->warn("{}: admitting without {}: {}", Ref(request), targets[i].resource,
+                  hints.status().message());
+        targets[i].skipped = true;
+        continue;
+      }
+      return hints.status();
+    }
+    providers.push_back(std::move(*hints));
+  }
+  auto merged = topology::Merge(options_.policy, options_.policy_options, numa_, providers);
+  if (!merged.ok()) return merged.status();
+  if (!merged->admit) {
+    return FailedPreconditionError(
+        fmt::format("topology affinity error: policy {} cannot admit {} (best hint {})",
+                    static_cast<int>(options_.policy), Ref(request), merged->best.ToString()));
+  }
+  return merged->best;
+}
+
+StatusOr<topology::TopologyHint> Admission::PodAffinity(const ContainerRequest& request,
+                                                        std::vector<Target>& targets) {
+  if (auto pod = state_.GetPod(request.pod_uid); pod && pod->pod_affinity) {
+    return topology::TopologyHint::Of(*pod->pod_affinity, true);
+  }
+  auto log = Logger("admission");
+  const FailurePolicy on_failure = options_.failure_policies.For(QosLevelOf(request.annotations));
+  pb::PodResourceRequest base;
+  base.set_pod_uid(request.pod_uid);
+  base.set_pod_namespace(request.pod_namespace);
+  base.set_pod_name(request.pod_name);
+  base.set_pod_role(AnnotationOr(request.annotations, kPodRoleAnnotation));
+  base.set_pod_type(AnnotationOr(request.annotations, kResourceTypeAnnotation));
+  const auto& quantities =
+      request.pod_resources.empty() ? request.resources : request.pod_resources;
+  for (const auto& [k, v] : quantities) (*base.mutable_resource_requests())[k] = v;
+  for (const auto& [k, v] : request.labels) (*base.mutable_labels())[k] = v;
+  for (const auto& [k, v] : request.annotations) (*base.mutable_annotations())[k] = v;
+
+  auto responses =
+      ParallelMap<StatusOr<pb::PodResourceHintsResponse>>(workers_, targets.size(), [&](size_t i) {
+        pb::PodResourceRequest req = base;
+        req.set_resource_name(targets[i].resource);
+        return targets[i].endpoint->GetPodTopologyHints(req, options_.rpc_timeout);
+      });
+  topology::ProvidersHints providers;
+  for (size_t i = 0; i < targets.size(); ++i) {
+    if (!responses[i].ok() && responses[i].status().code() == StatusCode::kUnimplemented) {
+      providers.emplace_back();  // no pod-level opinion: no preference
+      continue;
+    }
+    StatusOr<topology::ResourceHints> hints =
+        responses[i].ok() ? FromProtoHints(responses[i]->resource_hints(), targets[i].resource)
+                          : StatusOr<topology::ResourceHints>(responses[i].status());
+    if (!hints.ok()) {
+      if (on_failure == FailurePolicy::kIgnore) {
+        log->warn("{}: admitting without {}: {}", Ref(request), targets[i].resource,
+                  hints.status().message());
+        targets[i].skipped = true;
+        continue;
+      }
+      return hints.status();
+    }
+    providers.push_back(std::move(*hints));
+  }
+  auto merged = topology::Merge(options_.policy, options_.policy_options, numa_, providers);
+  if (!merged.ok()) return merged.status();
+  if (!merged->admit) {
+    return FailedPreconditionError(
+        fmt::format("topology affinity error: policy {} cannot admit pod {}/{} ({}) (best hint {})",
+                    static_cast<int>(options_.policy), request.pod_namespace, request.pod_name,
+                    request.pod_uid, merged->best.ToString()));
+  }
+  QRM_RETURN_IF_ERROR(
+      state_.SetPodAffinity(request.pod_uid, request.pod_name, request.pod_namespace,
+                            merged->best.affinity.value_or(numa_.DefaultAffinity())));
+  return merged->best;
+}
+
+StatusOr<AdmissionResult> Admission::Admit(const ContainerRequest& request) {
+  auto log = Logger("admission");
+  if (request.pod_uid.empty() || request.container_name.empty()) {
+    return InvalidArgumentError(fmt::format(
+        "admission needs a pod uid and a container name (got pod uid \"{}\", container \"{}\")",
+        request.pod_uid, request.container_name));
+  }
+  for (const auto& [name, quantity] : request.resources) {
+    if (!std::isfinite(quantity) || quantity < 0) {
+      return InvalidArgumentError(fmt::format("{}: requested {} = {} must be finite and >= 0",
+                                              Ref(request), name, quantity));
+    }
+  }
+  auto pod_lock = locks_.Lock(request.pod_uid);
+
+  if (auto stored = state_.GetContainer(request.pod_uid, request.container_name)) {
+    auto update = BuildContainerUpdate(stored->resources);
+    if (!update.ok()) return update.status();
+    log->info("{}: already admitted, returning the checkpointed result", Ref(request));
+    return AdmissionResult{std::move(*stored), std::move(*update), true, {}};
+  }
+
+  // Aliased quantities are what the plugins see.
+  ContainerRequest mapped = request;
+  mapped.resources.clear();
+  for (const auto& [name, quantity] : request.resources) {
+    auto alias = options_.resource_aliases.find(name);
+    if (alias == options_.resource_aliases.end()) {
+      mapped.resources[name] += quantity;
+    } else {
+      mapped.resources[alias->second.to] += quantity * alias->second.scale;
+    }
+  }
+  std::vector<Target> targets = TargetsFor(request);
+
+  StatusOr<topology::TopologyHint> affinity =
+      options_.policy == topology::Policy::kNone ? topology::TopologyHint::Any(false)
+      : options_.scope == topology::Scope::kPod  ? PodAffinity(mapped, targets)
+                                                 : ContainerAffinity(mapped, targets);
+  if (!affinity.ok()) {
+    log->error("{}: admission refused: {}", Ref(request), affinity.status().message());
+    return affinity.status();
+  }
+
+  pb::ResourceRequest base = ToResourceRequest(mapped);
+  *base.mutable_hint() = ToProtoHint(*affinity, numa_.DefaultAffinity());
+  std::vector<Target> sent;
+  for (const auto& t : targets) {
+    if (!t.skipped) sent.push_back(t);
+  }
+  auto responses =
+      ParallelMap<StatusOr<pb::ResourceAllocationResponse>>(workers_, sent.size(), [&](size_t i) {
+        pb::ResourceRequest req = base;
+        req.set_resource_name(sent[i].resource);
+        return sent[i].endpoint->Allocate(req, options_.rpc_timeout);
+      });
+
+  const FailurePolicy on_failure = options_.failure_policies.For(QosLevelOf(request.annotations));
+  AdmissionResult result;
+  result.allocation.request = base;
+  Status failure;
+  for (size_t i = 0; i < sent.size() && failure.ok(); ++i) {
+    if (!responses[i].ok()) {
+      if (on_failure == FailurePolicy::kIgnore) {
+        log->warn("{}: admitting without {}: {}", Ref(request), sent[i].resource,
+                  responses[i].status().message());
+        result.skipped_resources.push_back(sent[i].resource);
+        continue;
+      }
+      failure = responses[i].status();
+      break;
+    }
+    for (const auto& [resource, info] : responses[i]->allocation_result().resource_allocation()) {
+      failure = ValidateAllocationInfo(sent[i].resource, resource, info);
+      if (!failure.ok()) break;
+      result.allocation.resources[resource] = info;
+    }
+  }
+  for (const auto& t : targets) {
+    if (t.skipped) result.skipped_resources.push_back(t.resource);
+  }
+  if (failure.ok()) {
+    auto update = BuildContainerUpdate(result.allocation.resources);
+    if (update.ok()) {
+      result.update = std::move(*update);
+      for (const auto& c : result.update.conflicts) log->warn("{}: {}", Ref(request), c);
+    } else {
+      failure = update.status();
+    }
+  }
+  if (failure.ok()) {
+    failure = state_.PutContainer(request.pod_uid, request.pod_name, request.pod_namespace,
+                                  request.container_name, result.allocation);
+  }
+  if (!failure.ok()) {
+    log->error("{}: admission failed, rolling back {} plugin(s): {}", Ref(request), sent.size(),
+               failure.message());
+    Rollback(request, sent);
+    return failure;
+  }
+  log->info("{}: admitted with affinity {} ({} resource(s))", Ref(request), affinity->ToString(),
+            result.allocation.resources.size());
+  return result;
+}
+
+void Admission::Rollback(const ContainerRequest& request, const std::vector<Target>& allocated) {
+  auto log = Logger("admission");
+  const std::optional<PodAllocation> pod = state_.GetPod(request.pod_uid);
+  ParallelMap<int>(workers_, allocated.size(), [&](size_t i) {
+    const Target& t = allocated[i];
+    if (Status s = t.endpoint->RemovePod(request.pod_uid, options_.rpc_timeout); !s.ok()) {
+      log->error("{}: rollback RemovePod on {} failed: {}", Ref(request), t.resource, s.message());
+      return 0;
+    }
+    if (!pod) return 0;
+    // RemovePod released the pod's other containers too: give them back.
+    for (const auto& [name, container] : pod->containers) {
+      if (name == request.container_name || !container.resources.count(t.resource)) continue;
+      pb::ResourceRequest req = container.request;
+      req.set_resource_name(t.resource);
+      auto replay = t.endpoint->Allocate(req, options_.rpc_timeout);
+      if (!replay.ok()) {
+        log->error("pod={} container={}: rollback could not restore {}: {}", request.pod_uid, name,
+                   t.resource, replay.status().message());
+      }
+    }
+    return 0;
+  });
+}
+
+Status Admission::RemovePod(const std::string& pod_uid) {
+  auto log = Logger("admission");
+  auto pod_lock = locks_.Lock(pod_uid);
+  std::vector<std::shared_ptr<PluginEndpoint>> live;
+  for (auto& e : registry_.Endpoints()) {
+    if (!e->stopped()) live.push_back(e);
+  }
+  auto results = ParallelMap<Status>(workers_, live.size(), [&](size_t i) {
+    return live[i]->RemovePod(pod_uid, options_.rpc_timeout);
+  });
+  for (size_t i = 0; i < live.size(); ++i) {
+    if (!results[i].ok()) {
+      log->warn("pod={}: RemovePod on {} failed, keeping the pod for a retry: {}", pod_uid,
+                live[i]->resource(), results[i].message());
+      return results[i];
+    }
+  }
+  QRM_RETURN_IF_ERROR(state_.RemovePod(pod_uid));
+  log->info("pod={}: released", pod_uid);
+  return Status::Ok();
+}
+
+Status Admission::RemoveContainer(const std::string& pod_uid, const std::string& container) {
+  auto pod_lock = locks_.Lock(pod_uid);
+  return state_.RemoveContainer(pod_uid, container);
+}
+
+StatusOr<ContainerUpdate> Admission::CurrentUpdate(const std::string& pod_uid,
+                                                   const std::string& container) const {
+  auto stored = state_.GetContainer(pod_uid, container);
+  if (!stored) {
+    return NotFoundError(fmt::format("pod={} container={}: not admitted", pod_uid, container));
+  }
+  return BuildContainerUpdate(stored->resources);
+}
+
+}  // namespace qrm::host

@@ -1,0 +1,117 @@
+// Admission: decides what a container gets, through the resource plugins.
+//
+//  1. Re-admission: a container already in the host checkpoint gets its
+//     stored result; no plugin is called.
+//  2. Hints: every plugin serving a requested resource is asked for NUMA hints
+//     in parallel (per-RPC deadline); under the pod scope, pod-level hints are
+//     asked once per pod and the pod's affinity is checkpointed.
+//  3. Merge under the topology policy; a rejection ends here, nothing allocated.
+//  4. Allocate on those plugins in parallel with the merged affinity.
+//  5. The result is validated (oci properties, values, env/annotation merge)
+//     and written durably to the host checkpoint.
+//  6. Only then is it returned.
+//
+// All or nothing. If step 4 fails on any plugin (error or deadline), or step 5
+// fails (invalid plugin answer, checkpoint write error), every plugin that was
+// sent Allocate is rolled back: the protocol's only release call is
+// RemovePod(pod), so the host calls RemovePod and then replays Allocate, with
+// the checkpointed request and hint, for the pod's other containers that this
+// plugin already serves. The checkpoint is only written on success, so the host
+// keeps nothing either. Plugins that time out are rolled back too (they may
+// have allocated before the deadline). The one exception is the per-QoS failure
+// policy: for levels whose policy is "ignore" (shared_cores by default) a
+// plugin that fails is left out of the container's result instead.
+//
+// Work on one pod is serialized; different pods proceed in parallel. No lock
+// is held across a plugin RPC except the pod's own.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <boost/asio/thread_pool.hpp>
+
+#include "common/status.h"
+#include "qrm/admission/container_request.h"
+#include "qrm/admission/pod_locks.h"
+#include "qrm/admission/qos.h"
+#include "qrm/apply/container_update.h"
+#include "qrm/registry/plugin_registry.h"
+#include "qrm/state/state_store.h"
+#include "qrm/topology/merge.h"
+
+namespace qrm::host {
+
+// Requests for `from` are served by the plugin of `to`, scaled (e.g. a
+// reclaimed milli-CPU resource to "cpu" with scale 0.001).
+struct ResourceAlias {
+  std::string to;
+  double scale = 1.0;
+};
+
+struct AdmissionOptions {
+  topology::Policy policy = topology::Policy::kBestEffort;
+  topology::Scope scope = topology::Scope::kContainer;
+  topology::PolicyOptions policy_options;
+  std::chrono::milliseconds rpc_timeout{10000};
+  FailurePolicies failure_policies;
+  std::map<std::string, ResourceAlias> resource_aliases;
+  // Resources whose plugin is consulted for every container, requested or not
+  // (e.g. a NIC plugin that places every pod next to its NIC).
+  std::set<std::string> always_consult;
+};
+
+struct AdmissionResult {
+  ContainerAllocation allocation;              // as checkpointed
+  ContainerUpdate update;                      // owned fields, envs, annotations to apply
+  bool readmitted = false;                     // came from the checkpoint, no plugin called
+  std::vector<std::string> skipped_resources;  // left out under the failure policy
+};
+
+class Admission {
+ public:
+  Admission(AdmissionOptions options, topology::NumaInfo numa, PluginRegistry& registry,
+            StateStore& state, boost::asio::thread_pool& workers);
+
+  StatusOr<AdmissionResult> Admit(const ContainerRequest& request);
+
+  // Releases a whole pod: RemovePod on every live plugin, then the checkpoint
+  // entry. If a plugin fails, the entry stays (so a later call retries) and the
+  // error is returned.
+  Status RemovePod(const std::string& pod_uid);
+  // Forgets one container in the host checkpoint (its plugins release it with
+  // the pod: the protocol has no per-container release).
+  Status RemoveContainer(const std::string& pod_uid, const std::string& container);
+
+  // The owned fields a checkpointed container should have now.
+  StatusOr<ContainerUpdate> CurrentUpdate(const std::string& pod_uid,
+                                          const std::string& container) const;
+
+  const AdmissionOptions& options() const { return options_; }
+  PodLocks& pod_locks() { return locks_; }
+
+ private:
+  struct Target;  // one plugin consulted for one resource
+  std::vector<Target> TargetsFor(const ContainerRequest& request) const;
+  StatusOr<topology::TopologyHint> PodAffinity(const ContainerRequest& request,
+                                               std::vector<Target>& targets);
+  StatusOr<topology::TopologyHint> ContainerAffinity(const ContainerRequest& request,
+                                                     std::vector<Target>& targets);
+  void Rollback(const ContainerRequest& request, const std::vector<Target>& allocated);
+
+  const AdmissionOptions options_;
+  const topology::NumaInfo numa_;
+  PluginRegistry& registry_;
+  StateStore& state_;
+  boost::asio::thread_pool& workers_;
+  PodLocks locks_;
+};
+
+// Builds the ResourceRequest sent to plugins (resource_name and hint unset).
+::resourceplugin::v1alpha1::ResourceRequest ToResourceRequest(const ContainerRequest& request);
+
+}  // namespace qrm::host

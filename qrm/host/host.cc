@@ -1,0 +1,77 @@
+#include "qrm/host/host.h"
+
+#include "common/log.h"
+#include "qrm/admission/parallel.h"
+#include "qrm/host/numa_sysfs.h"
+
+namespace qrm::host {
+
+Host::Host(HostOptions options) : options_(std::move(options)) {}
+
+Host::~Host() {
+  Stop();
+}
+
+Status Host::Start(RuntimeApplier& applier, RuntimeView* view) {
+  auto log = Logger("host");
+  StatusOr<topology::NumaInfo> numa = options_.numa ? StatusOr<topology::NumaInfo>(*options_.numa)
+                                                    : LoadNumaInfo(options_.sysfs_root);
+  if (!numa.ok()) return numa.status();
+
+  state_ = std::make_unique<StateStore>(options_.state_path);
+  QRM_RETURN_IF_ERROR(state_->Load());
+  if (state_->recovered_from_corruption()) {
+    log->error(
+        "host checkpoint was corrupt and has been moved aside; starting empty and "
+        "rebuilding from the plugins and the runtime: {}",
+        state_->recovery_message());
+  }
+  workers_ = std::make_unique<boost::asio::thread_pool>(options_.worker_threads);
+  registry_ = std::make_unique<PluginRegistry>(options_.registry, io_, *workers_);
+  admission_ =
+      std::make_unique<Admission>(options_.admission, *numa, *registry_, *state_, *workers_);
+  reconciler_ = std::make_unique<Reconciler>(*registry_, *state_, *admission_, applier, view,
+                                             *workers_, options_.admission.rpc_timeout);
+  work_.emplace(io_.get_executor());
+  io_thread_ = std::thread([this] { io_.run(); });
+  started_ = true;
+  QRM_RETURN_IF_ERROR(registry_->Start());
+  if (options_.reconcile_period.count() > 0) {
+    reconciler_->Start(io_, options_.reconcile_period);
+  }
+  log->info("host started: {} pod(s) in the checkpoint, NUMA nodes {}", state_->Snapshot().size(),
+            numa->DefaultAffinity().ToString());
+  return Status::Ok();
+}
+
+void Host::Stop() {
+  if (!started_) return;
+  started_ = false;
+  if (reconciler_) reconciler_->Stop();
+  if (registry_) registry_->Stop();
+  work_.reset();
+  io_.stop();
+  if (io_thread_.joinable()) io_thread_.join();
+  if (workers_) workers_->join();
+}
+
+Allocatable Host::AggregateAllocatable() {
+  namespace pb = ::resourceplugin::v1alpha1;
+  auto endpoints = registry_->EndpointsWithCapacity();
+  auto responses = ParallelMap<StatusOr<pb::GetTopologyAwareAllocatableResourcesResponse>>(
+      *workers_, endpoints.size(), [&](size_t i) {
+        return endpoints[i]->GetTopologyAwareAllocatableResources(options_.admission.rpc_timeout);
+      });
+  Allocatable out;
+  for (size_t i = 0; i < endpoints.size(); ++i) {
+    if (!responses[i].ok()) {
+      Logger("host")->warn("resource={}: allocatable unavailable: {}", endpoints[i]->resource(),
+                           responses[i].status().message());
+      continue;
+    }
+    for (const auto& [name, resource] : responses[i]->allocatable_resources()) out[name] = resource;
+  }
+  return out;
+}
+
+}  // namespace qrm::host

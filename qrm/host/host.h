@@ -1,0 +1,77 @@
+// Host: the qrm host core wired together: plugin registry, host checkpoint,
+// admission, reconcile loop and capacity, on one io_context thread (watches,
+// timers) and a bounded worker pool (plugin RPCs, durable writes).
+//
+// The CRI shim and qrm-host's main build on this; tests use it directly with
+// recording RuntimeApplier/RuntimeView implementations.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/thread_pool.hpp>
+
+#include "qrm/admission/admission.h"
+#include "qrm/reconcile/reconciler.h"
+#include "qrm/registry/plugin_registry.h"
+#include "qrm/state/state_store.h"
+
+namespace qrm::host {
+
+struct HostOptions {
+  RegistryOptions registry;
+  AdmissionOptions admission;
+  std::string state_path = "/var/lib/qrm/state/qrm_checkpoint.json";
+  std::chrono::milliseconds reconcile_period{3000};
+  size_t worker_threads = 16;
+  std::string sysfs_root = "/sys";
+  // Overrides the NUMA layout read from sysfs (tests, fake machines).
+  std::optional<topology::NumaInfo> numa;
+};
+
+// Allocatable and capacity per resource, aggregated over plugins.
+using Allocatable =
+    std::map<std::string, ::resourceplugin::v1alpha1::AllocatableTopologyAwareResource>;
+
+class Host {
+ public:
+  explicit Host(HostOptions options);
+  ~Host();
+  Host(const Host&) = delete;
+  Host& operator=(const Host&) = delete;
+
+  // Loads the checkpoint, starts serving registration and the reconcile timer.
+  // `applier` and `view` must outlive the host; `view` may be null.
+  Status Start(RuntimeApplier& applier, RuntimeView* view);
+  void Stop();
+
+  Admission& admission() { return *admission_; }
+  PluginRegistry& registry() { return *registry_; }
+  StateStore& state() { return *state_; }
+  Reconciler& reconciler() { return *reconciler_; }
+
+  // GetTopologyAwareAllocatableResources from every plugin whose capacity
+  // counts, in parallel; a failing plugin is left out (and logged), never
+  // blanking the others.
+  Allocatable AggregateAllocatable();
+
+ private:
+  HostOptions options_;
+  boost::asio::io_context io_;
+  std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work_;
+  std::thread io_thread_;
+  std::unique_ptr<boost::asio::thread_pool> workers_;
+  std::unique_ptr<StateStore> state_;
+  std::unique_ptr<PluginRegistry> registry_;
+  std::unique_ptr<Admission> admission_;
+  std::unique_ptr<Reconciler> reconciler_;
+  bool started_ = false;
+};
+
+}  // namespace qrm::host

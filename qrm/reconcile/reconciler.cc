@@ -1,0 +1,189 @@
+#include "qrm/reconcile/reconciler.h"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+
+#include "common/log.h"
+#include "qrm/admission/parallel.h"
+
+namespace qrm::host {
+namespace {
+
+namespace pb = ::resourceplugin::v1alpha1;
+
+// Byte-equality of deterministic encodings: map order cannot make two equal
+// allocations look different, and it is far cheaper than reflection.
+std::string Canonical(const google::protobuf::MessageLite& m) {
+  std::string out;
+  google::protobuf::io::StringOutputStream stream(&out);
+  google::protobuf::io::CodedOutputStream coded(&stream);
+  coded.SetSerializationDeterministic(true);
+  m.SerializeToCodedStream(&coded);
+  coded.Trim();
+  return out;
+}
+
+}  // namespace
+
+Reconciler::Reconciler(PluginRegistry& registry, StateStore& state, Admission& admission,
+                       RuntimeApplier& applier, RuntimeView* view,
+                       boost::asio::thread_pool& workers, std::chrono::milliseconds rpc_timeout)
+    : registry_(registry),
+      state_(state),
+      admission_(admission),
+      applier_(applier),
+      view_(view),
+      workers_(workers),
+      rpc_timeout_(rpc_timeout) {}
+
+StatusOr<ReconcileStats> Reconciler::RunOnce() {
+  std::lock_guard tick(mu_);
+  auto log = Logger("reconcile");
+  ReconcileStats stats;
+  const PodResources before = state_.Snapshot();
+
+  std::vector<std::shared_ptr<PluginEndpoint>> plugins;
+  for (auto& e : registry_.Endpoints()) {
+    if (!e->stopped() && e->options().need_reconcile()) plugins.push_back(e);
+  }
+  auto responses = ParallelMap<StatusOr<pb::GetResourcesAllocationResponse>>(
+      workers_, plugins.size(),
+      [&](size_t i) { return plugins[i]->GetResourcesAllocation(rpc_timeout_); });
+  stats.plugins_polled = static_cast<int>(plugins.size());
+
+  std::vector<StateStore::ResourceChange> changes;
+  std::set<std::pair<std::string, std::string>> touched;
+  for (size_t i = 0; i < plugins.size(); ++i) {
+    if (!responses[i].ok()) {
+      ++stats.plugin_errors;
+      log->warn("resource={}: GetResourcesAllocation failed: {}", plugins[i]->resource(),
+                responses[i].status().message());
+      continue;
+    }
+    for (const auto& [uid, containers] : responses[i]->pod_resources()) {
+      auto pod = before.find(uid);
+      if (pod == before.end()) continue;
+      for (const auto& [name, allocation] : containers.container_resources()) {
+        auto container = pod->second.containers.find(name);
+        if (container == pod->second.containers.end()) continue;
+        for (const auto& [resource, info] : allocation.resource_allocation()) {
+          auto stored = container->second.resources.find(resource);
+          // Only resources this plugin holds for the container are its to change.
+          if (stored == container->second.resources.end() || resource != plugins[i]->resource()) {
+            continue;
+          }
+          if (Canonical(stored->second) == Canonical(info)) continue;
+          changes.push_back({uid, name, resource, info});
+          touched.insert({uid, name});
+        }
+      }
+    }
+  }
+
+  // Validate each touched container's new owned fields before persisting.
+  std::map<std::pair<std::string, std::string>, ContainerUpdate> updates;
+  std::vector<StateStore::ResourceChange> valid;
+  for (const auto& key : touched) {
+    std::map<std::string, pb::ResourceAllocationInfo> merged =
+        before.at(key.first).containers.at(key.second).resources;
+    for (const auto& c : changes) {
+      if (c.uid == key.first && c.container == key.second) merged[c.resource] = c.info;
+    }
+    auto update = BuildContainerUpdate(merged);
+    if (!update.ok()) {
+      log->error("pod={} container={}: ignoring invalid plugin allocation: {}", key.first,
+                 key.second, update.status().message());
+      continue;
+    }
+    auto old_update =
+        BuildContainerUpdate(before.at(key.first).containers.at(key.second).resources);
+    if (!old_update.ok() || !(*old_update == *update)) updates[key] = std::move(*update);
+    for (const auto& c : changes) {
+      if (c.uid == key.first && c.container == key.second) valid.push_back(c);
+    }
+  }
+  if (!valid.empty()) {
+    if (Status s = state_.ApplyChanges(valid); !s.ok()) {
+      log->error("cannot persist {} reconciled change(s); retrying next tick: {}", valid.size(),
+                 s.message());
+      return s;
+    }
+    stats.resources_changed = static_cast<int>(valid.size());
+  }
+  for (const auto& [key, update] : updates) pending_apply_.insert(key);
+
+  // Apply changed containers (and retry earlier failures) exactly once each.
+  for (auto it = pending_apply_.begin(); it != pending_apply_.end();) {
+    const auto& [uid, name] = *it;
+    StatusOr<ContainerUpdate> update = updates.count(*it)
+                                           ? StatusOr<ContainerUpdate>(updates.at(*it))
+                                           : admission_.CurrentUpdate(uid, name);
+    if (!update.ok()) {  // container gone meanwhile
+      it = pending_apply_.erase(it);
+      continue;
+    }
+    if (Status s = applier_.Apply(uid, name, *update); !s.ok()) {
+      ++stats.apply_failures;
+      log->warn("pod={} container={}: update failed, retrying next tick: {}", uid, name,
+                s.message());
+      ++it;
+      continue;
+    }
+    ++stats.containers_applied;
+    it = pending_apply_.erase(it);
+  }
+
+  if (view_ != nullptr) CollectGarbage(before, stats);
+  if (stats.resources_changed > 0 || stats.pods_collected > 0) {
+    log->info(
+        "tick: {} plugin(s), {} resource change(s), {} container(s) updated, {} pod(s) "
+        "collected",
+        stats.plugins_polled, stats.resources_changed, stats.containers_applied,
+        stats.pods_collected);
+  }
+  return stats;
+}
+
+void Reconciler::CollectGarbage(const PodResources& before, ReconcileStats& stats) {
+  auto log = Logger("reconcile");
+  auto live = view_->ListPodUids();
+  if (!live.ok()) {
+    log->warn("cannot list the runtime's pods; skipping garbage collection: {}",
+              live.status().message());
+    return;
+  }
+  for (const auto& [uid, pod] : before) {
+    if (live->count(uid)) continue;
+    if (admission_.RemovePod(uid).ok()) {
+      ++stats.pods_collected;
+      log->info("pod={}/{}({}): gone from the runtime, released", pod.ns, pod.name, uid);
+    }
+  }
+}
+
+void Reconciler::Start(boost::asio::io_context& io, std::chrono::milliseconds period) {
+  period_ = period;
+  stopped_ = false;
+  timer_ = std::make_unique<boost::asio::steady_timer>(io);
+  Schedule();
+}
+
+void Reconciler::Schedule() {
+  timer_->expires_after(period_);
+  timer_->async_wait([this](const boost::system::error_code& ec) {
+    if (ec || stopped_) return;  // cancelled by Stop
+    // The tick blocks on plugin RPCs, so it runs on the worker pool, never on
+    // the io_context thread that serves the watches.
+    boost::asio::post(workers_, [this] {
+      (void)RunOnce();
+      if (!stopped_) Schedule();
+    });
+  });
+}
+
+void Reconciler::Stop() {
+  stopped_ = true;
+  if (timer_) timer_->cancel();
+}
+
+}  // namespace qrm::host

@@ -1,0 +1,163 @@
+// A qrm host (in-process, real sockets) and real plugin processes built on the
+// SDK (qrm-test-plugin), all in a private temp directory.
+#pragma once
+
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "qrm/host/host.h"
+#include "tests/support/child_process.h"
+#include "tests/support/temp_dir.h"
+
+namespace qrm::host::testing {
+
+using qrm::testing::ChildProcess;
+using qrm::testing::TempDir;
+using qrm::testing::WaitFor;
+
+// Records every update the reconcile loop pushes.
+class RecordingApplier : public RuntimeApplier {
+ public:
+  Status Apply(const std::string& uid, const std::string& container,
+               const ContainerUpdate& update) override {
+    std::lock_guard lock(mu_);
+    calls_.push_back({uid, container, update});
+    return fail_ ? UnavailableError("runtime down (test)") : Status::Ok();
+  }
+  struct Call {
+    std::string uid, container;
+    ContainerUpdate update;
+  };
+  std::vector<Call> calls() {
+    std::lock_guard lock(mu_);
+    return calls_;
+  }
+  void clear() {
+    std::lock_guard lock(mu_);
+    calls_.clear();
+  }
+  void set_fail(bool fail) { fail_ = fail; }
+
+ private:
+  std::mutex mu_;
+  std::vector<Call> calls_;
+  bool fail_ = false;
+};
+
+// The runtime's pods, as the test says.
+class FakeRuntimeView : public RuntimeView {
+ public:
+  StatusOr<std::set<std::string>> ListPodUids() override {
+    std::lock_guard lock(mu_);
+    return pods_;
+  }
+  void Set(std::set<std::string> pods) {
+    std::lock_guard lock(mu_);
+    pods_ = std::move(pods);
+  }
+
+ private:
+  std::mutex mu_;
+  std::set<std::string> pods_;
+};
+
+class HostFixture {
+ public:
+  HostFixture() { ::mkdir(plugin_dir().c_str(), 0750); }
+
+  std::string plugin_dir() const { return dir_.File("plugins"); }
+  std::string state_path() const { return dir_.File("qrm_checkpoint.json"); }
+  std::string File(const std::string& name) const { return dir_.File(name); }
+
+  HostOptions Options() const {
+    HostOptions o;
+    o.registry.plugin_dir = plugin_dir();
+    o.registry.dial_timeout = std::chrono::milliseconds(3000);
+    o.admission.rpc_timeout = std::chrono::milliseconds(2000);
+    o.state_path = state_path();
+    o.reconcile_period = std::chrono::milliseconds(0);  // tests tick by hand
+    o.worker_threads = 8;
+    o.numa = *topology::NumaInfo::Create({0, 1});
+    return o;
+  }
+
+  Host& StartHost(HostOptions options) {
+    host_ = std::make_unique<Host>(std::move(options));
+    const Status s = host_->Start(applier_, &view_);
+    INFO(s.ToString());
+    REQUIRE(s.ok());
+    return *host_;
+  }
+  Host& StartHost() { return StartHost(Options()); }
+  void StopHost() { host_.reset(); }
+  Host& host() { return *host_; }
+
+  // Starts a test plugin for `resource` with extra flags; its calls go to
+  // CallLog(resource).
+  ChildProcess& StartPlugin(const std::string& resource, std::vector<std::string> flags = {}) {
+    std::vector<std::string> argv = {QRM_TEST_PLUGIN,      "--resource", resource,
+                                     "--plugin-dir",       plugin_dir(), "--call-log",
+                                     CallLogPath(resource)};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    plugins_[resource] = std::make_unique<ChildProcess>(argv, File("plugins.log"));
+    return *plugins_[resource];
+  }
+  ChildProcess& plugin(const std::string& resource) { return *plugins_.at(resource); }
+  void StopPlugin(const std::string& resource) { plugins_.erase(resource); }
+
+  std::string CallLogPath(const std::string& resource) const {
+    std::string safe = resource;
+    for (char& c : safe) {
+      if (c == '/') c = '_';
+    }
+    return dir_.File("calls-" + safe + ".log");
+  }
+  // Calls of `method` recorded by the plugin of `resource`.
+  int Calls(const std::string& resource, const std::string& method) const {
+    std::ifstream in(CallLogPath(resource));
+    int n = 0;
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind(method + " ", 0) == 0) ++n;
+    }
+    return n;
+  }
+
+  bool WaitRegistered(const std::string& resource) {
+    return WaitFor([&] {
+      auto e = host_->registry().Find(resource);
+      return e != nullptr && !e->stopped();
+    });
+  }
+
+  RecordingApplier& applier() { return applier_; }
+  FakeRuntimeView& view() { return view_; }
+
+ private:
+  TempDir dir_;
+  RecordingApplier applier_;
+  FakeRuntimeView view_;
+  std::map<std::string, std::unique_ptr<ChildProcess>> plugins_;
+  std::unique_ptr<Host> host_;  // destroyed before the plugins
+};
+
+inline ContainerRequest Request(const std::string& uid, const std::string& container,
+                                std::map<std::string, double> resources,
+                                const std::string& qos = "dedicated_cores") {
+  ContainerRequest r;
+  r.pod_uid = uid;
+  r.pod_name = "pod-" + uid;
+  r.pod_namespace = "default";
+  r.container_name = container;
+  r.resources = std::move(resources);
+  r.annotations["katalyst.kubewharf.io/qos_level"] = qos;
+  return r;
+}
+
+}  // namespace qrm::host::testing
