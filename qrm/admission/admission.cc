@@ -104,6 +104,20 @@ Admission::Admission(AdmissionOptions options, topology::NumaInfo numa, PluginRe
       state_(state),
       workers_(workers) {}
 
+std::map<std::string, double> Admission::MapAliases(
+    const std::map<std::string, double>& quantities) const {
+  std::map<std::string, double> out;
+  for (const auto& [name, quantity] : quantities) {
+    auto alias = options_.resource_aliases.find(name);
+    if (alias == options_.resource_aliases.end()) {
+      out[name] += quantity;
+    } else {
+      out[alias->second.to] += quantity * alias->second.scale;
+    }
+  }
+  return out;
+}
+
 std::vector<Admission::Target> Admission::TargetsFor(const ContainerRequest& request) const {
   std::set<std::string> resources(options_.always_consult);
   for (const auto& [name, quantity] : request.resources) {
@@ -239,15 +253,8 @@ StatusOr<AdmissionResult> Admission::Admit(const ContainerRequest& request) {
 
   // Aliased quantities are what the plugins see.
   ContainerRequest mapped = request;
-  mapped.resources.clear();
-  for (const auto& [name, quantity] : request.resources) {
-    auto alias = options_.resource_aliases.find(name);
-    if (alias == options_.resource_aliases.end()) {
-      mapped.resources[name] += quantity;
-    } else {
-      mapped.resources[alias->second.to] += quantity * alias->second.scale;
-    }
-  }
+  mapped.resources = MapAliases(request.resources);
+  mapped.pod_resources = MapAliases(request.pod_resources);
   std::vector<Target> targets = TargetsFor(request);
 
   StatusOr<topology::TopologyHint> affinity =

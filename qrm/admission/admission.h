@@ -97,6 +97,7 @@ class Admission {
  private:
   struct Target;  // one plugin consulted for one resource
   std::vector<Target> TargetsFor(const ContainerRequest& request) const;
+  std::map<std::string, double> MapAliases(const std::map<std::string, double>& quantities) const;
   StatusOr<topology::TopologyHint> PodAffinity(const ContainerRequest& request,
                                                std::vector<Target>& targets);
   StatusOr<topology::TopologyHint> ContainerAffinity(const ContainerRequest& request,

@@ -13,6 +13,8 @@
 //   --result-file FILE        if it exists, GetResourcesAllocation reports its content
 //                             as every container's allocation_result (reconcile tests)
 //   --need-reconcile          advertise need_reconcile
+//   --pod-hints               answer GetPodTopologyHints with the same hints (else
+//                             UNIMPLEMENTED, as the SDK's default)
 //   --fail METHOD             fail this RPC with INTERNAL (Allocate, GetTopologyHints,
 //                             RemovePod); repeatable
 //   --hang METHOD             sleep 1 h in this RPC; repeatable
@@ -43,6 +45,7 @@ struct Config {
   std::string resource, hints, result, oci_property, result_file, state, call_log;
   std::set<std::string> fail, hang;
   bool need_reconcile = false;
+  bool pod_hints = false;
 };
 
 class TestPlugin final : public sdk::ResourcePlugin {
@@ -63,20 +66,18 @@ class TestPlugin final : public sdk::ResourcePlugin {
     resp.set_pod_uid(req.pod_uid());
     resp.set_container_name(req.container_name());
     resp.set_resource_name(config_.resource);
-    if (config_.hints == "absent") return resp;
-    auto& list = (*resp.mutable_resource_hints())[config_.resource];
-    if (config_.hints == "empty") return resp;
-    // "{0}:p,{1}:p,{0-1}:n"
-    size_t pos = 0;
-    while (pos < config_.hints.size()) {
-      const size_t close = config_.hints.find('}', pos);
-      const auto mask = NumaMask::Parse(config_.hints.substr(pos + 1, close - pos - 1));
-      if (!mask.ok()) return mask.status();
-      auto* hint = list.add_hints();
-      for (int n : mask->Nodes()) hint->add_nodes(static_cast<uint64_t>(n));
-      hint->set_preferred(config_.hints[close + 2] == 'p');
-      pos = close + 4;
-    }
+    QRM_RETURN_IF_ERROR(FillHints(resp.mutable_resource_hints()));
+    return resp;
+  }
+
+  StatusOr<pb::PodResourceHintsResponse> GetPodTopologyHints(
+      const pb::PodResourceRequest& req) override {
+    QRM_RETURN_IF_ERROR(Enter("GetPodTopologyHints", req.pod_uid(), ""));
+    if (!config_.pod_hints) return sdk::ResourcePlugin::GetPodTopologyHints(req);
+    pb::PodResourceHintsResponse resp;
+    resp.set_pod_uid(req.pod_uid());
+    resp.set_resource_name(config_.resource);
+    QRM_RETURN_IF_ERROR(FillHints(resp.mutable_resource_hints()));
     return resp;
   }
 
@@ -164,6 +165,24 @@ class TestPlugin final : public sdk::ResourcePlugin {
     return Status::Ok();
   }
 
+  // The configured hints: "absent", "empty" or "{0}:p,{1}:p,{0-1}:n".
+  Status FillHints(google::protobuf::Map<std::string, pb::ListOfTopologyHints>* out) const {
+    if (config_.hints == "absent") return Status::Ok();
+    auto& list = (*out)[config_.resource];
+    if (config_.hints == "empty") return Status::Ok();
+    size_t pos = 0;
+    while (pos < config_.hints.size()) {
+      const size_t close = config_.hints.find('}', pos);
+      const auto mask = NumaMask::Parse(config_.hints.substr(pos + 1, close - pos - 1));
+      if (!mask.ok()) return mask.status();
+      auto* hint = list.add_hints();
+      for (int n : mask->Nodes()) hint->add_nodes(static_cast<uint64_t>(n));
+      hint->set_preferred(config_.hints[close + 2] == 'p');
+      pos = close + 4;
+    }
+    return Status::Ok();
+  }
+
   // Allocations survive restarts, written durably like a real plugin's.
   Status Persist() {
     if (config_.state.empty()) return Status::Ok();
@@ -213,7 +232,7 @@ int main(int argc, char** argv) {
       "hints", po::value(&config.hints)->default_value("{0}:p,{1}:p,{0-1}:n"))(
       "result", po::value(&config.result))(
       "oci-property", po::value(&config.oci_property)->default_value("CpusetMems"))(
-      "result-file", po::value(&config.result_file))("need-reconcile", "")(
+      "result-file", po::value(&config.result_file))("need-reconcile", "")("pod-hints", "")(
       "fail", po::value(&fail)->composing())("hang", po::value(&hang)->composing())(
       "state", po::value(&config.state))("call-log", po::value(&config.call_log));
   po::variables_map vm;
@@ -226,6 +245,7 @@ int main(int argc, char** argv) {
   }
   options.register_with_host = vm.count("no-register") == 0;
   config.need_reconcile = vm.count("need-reconcile") > 0;
+  config.pod_hints = vm.count("pod-hints") > 0;
   config.fail.insert(fail.begin(), fail.end());
   config.hang.insert(hang.begin(), hang.end());
   TestPlugin plugin(config);

@@ -197,3 +197,73 @@ TEST_CASE("bad requests are refused with the field and value", "[admission]") {
 
 }  // namespace
 }  // namespace qrm::host::testing
+
+namespace qrm::host::testing {
+namespace {
+
+TEST_CASE("the pod scope merges pod-level hints once and gives every container that affinity",
+          "[admission][scope]") {
+  HostFixture f;
+  auto options = f.Options();
+  options.admission.scope = topology::Scope::kPod;
+  options.admission.policy = topology::Policy::kRestricted;
+  Host& host = f.StartHost(options);
+  f.StartPlugin("test.qrm.io/a", {"--pod-hints", "--hints", "{0}:n,{1}:p,{0-1}:n"});
+  f.StartPlugin("test.qrm.io/b", {"--pod-hints", "--hints", "{1}:p,{0-1}:n"});
+  REQUIRE(f.WaitRegistered("test.qrm.io/a"));
+  REQUIRE(f.WaitRegistered("test.qrm.io/b"));
+
+  for (const char* container : {"init", "app", "sidecar"}) {
+    auto r = Request("p1", container, {{"test.qrm.io/a", 1}, {"test.qrm.io/b", 1}});
+    r.pod_resources = {{"test.qrm.io/a", 3}, {"test.qrm.io/b", 3}};
+    auto result = host.admission().Admit(r);
+    INFO(container << ": " << result.status().ToString());
+    REQUIRE(result.ok());
+    CHECK(result->allocation.request.hint().nodes_size() == 1);
+    CHECK(result->allocation.request.hint().nodes(0) == 1);
+    CHECK(result->update.resources.cpuset_mems() == "1");
+  }
+  // One pod-level merge for the whole pod, no per-container hints.
+  CHECK(f.Calls("test.qrm.io/a", "GetPodTopologyHints") == 1);
+  CHECK(f.Calls("test.qrm.io/b", "GetPodTopologyHints") == 1);
+  CHECK(f.Calls("test.qrm.io/a", "GetTopologyHints") == 0);
+  CHECK(f.Calls("test.qrm.io/a", "Allocate") == 3);
+  CHECK(host.state().GetPod("p1")->pod_affinity == NumaMask::FromBits(0b10));
+}
+
+TEST_CASE("the pod scope rejects a pod whose pod-level hints cannot be aligned",
+          "[admission][scope]") {
+  HostFixture f;
+  auto options = f.Options();
+  options.admission.scope = topology::Scope::kPod;
+  options.admission.policy = topology::Policy::kRestricted;
+  Host& host = f.StartHost(options);
+  f.StartPlugin("test.qrm.io/a", {"--pod-hints", "--hints", "{0}:p"});
+  f.StartPlugin("test.qrm.io/b", {"--pod-hints", "--hints", "{1}:p"});
+  REQUIRE(f.WaitRegistered("test.qrm.io/a"));
+  REQUIRE(f.WaitRegistered("test.qrm.io/b"));
+  auto result =
+      host.admission().Admit(Request("p1", "app", {{"test.qrm.io/a", 1}, {"test.qrm.io/b", 1}}));
+  REQUIRE_FALSE(result.ok());
+  CHECK_THAT(result.status().message(), Catch::Contains("topology affinity error"));
+  CHECK_FALSE(host.state().GetPod("p1").has_value());
+  CHECK(f.Calls("test.qrm.io/a", "Allocate") == 0);
+}
+
+TEST_CASE("aliased resources reach the plugin of their target, scaled", "[admission]") {
+  HostFixture f;
+  auto options = f.Options();
+  options.admission.resource_aliases["test.qrm.io/reclaimed_millislots"] = {"test.qrm.io/slots",
+                                                                            0.001};
+  Host& host = f.StartHost(options);
+  f.StartPlugin("test.qrm.io/slots");
+  REQUIRE(f.WaitRegistered("test.qrm.io/slots"));
+  auto result =
+      host.admission().Admit(Request("p1", "c0", {{"test.qrm.io/reclaimed_millislots", 2500}}));
+  REQUIRE(result.ok());
+  CHECK(result->allocation.resources.at("test.qrm.io/slots").allocated_quantity() == 2.5);
+  CHECK(result->allocation.request.resource_requests().at("test.qrm.io/slots") == 2.5);
+}
+
+}  // namespace
+}  // namespace qrm::host::testing
