@@ -155,3 +155,22 @@ TEST_CASE("a restarted plugin replaces its stopped endpoint", "[registry]") {
 
 }  // namespace
 }  // namespace qrm::host::testing
+
+namespace qrm::host::testing {
+namespace {
+
+TEST_CASE("one failing plugin does not blank the aggregated allocatable resources", "[capacity]") {
+  HostFixture f;
+  Host& host = f.StartHost();
+  f.StartPlugin("test.qrm.io/a");
+  f.StartPlugin("test.qrm.io/b", {"--fail", "GetTopologyAwareAllocatableResources"});
+  REQUIRE(f.WaitRegistered("test.qrm.io/a"));
+  REQUIRE(f.WaitRegistered("test.qrm.io/b"));
+  const Allocatable allocatable = host.AggregateAllocatable();
+  REQUIRE(allocatable.size() == 1);
+  CHECK(allocatable.at("test.qrm.io/a").aggregated_allocatable_quantity() == 8);
+  CHECK(f.Calls("test.qrm.io/b", "GetTopologyAwareAllocatableResources") == 1);
+}
+
+}  // namespace
+}  // namespace qrm::host::testing
