@@ -1,6 +1,8 @@
 #include "plugins/sdk/plugin_server.h"
 
+#include <cctype>
 #include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <mutex>
 #include <thread>

@@ -16,7 +16,8 @@ PluginEndpoint::PluginEndpoint(std::string resource, std::string socket_path,
       options_(std::move(options)),
       style_(style),
       registered_at_(std::chrono::system_clock::now()),
-      stub_(pb::ResourcePlugin::NewStub(std::move(channel))) {}
+      channel_(std::move(channel)),
+      stub_(pb::ResourcePlugin::NewStub(channel_)) {}
 
 bool PluginEndpoint::stopped() const {
   std::lock_guard lock(mu_);
@@ -54,9 +55,15 @@ void PluginEndpoint::RecordError(const Status& status) {
     std::lock_guard lock(mu_);
     last_error_ = status.ToString();
   }
-  // A refused connection means nobody serves the socket any more; a deadline
-  // or an application error does not.
-  if (status.code() == StatusCode::kUnavailable) MarkStopped(status.ToString());
+  // Only a transport failure (nobody accepts on the socket any more) stops the
+  // endpoint. A deadline is a slow plugin, and an UNAVAILABLE the plugin itself
+  // returned is an answer: the channel is still connected in both cases.
+  if (status.code() != StatusCode::kUnavailable) return;
+  const grpc_connectivity_state state = channel_->GetState(/*try_to_connect=*/false);
+  if (state == GRPC_CHANNEL_TRANSIENT_FAILURE || state == GRPC_CHANNEL_SHUTDOWN ||
+      state == GRPC_CHANNEL_IDLE) {
+    MarkStopped(status.ToString());
+  }
 }
 
 template <typename Req, typename Resp, typename Method>

@@ -69,6 +69,7 @@ class PluginEndpoint {
   const pb::ResourcePluginOptions options_;
   const RegistrationStyle style_;
   const std::chrono::system_clock::time_point registered_at_;
+  std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<pb::ResourcePlugin::Stub> stub_;
 
   mutable std::mutex mu_;

@@ -17,6 +17,7 @@
 //                             UNIMPLEMENTED, as the SDK's default)
 //   --fail METHOD             fail this RPC with INTERNAL (Allocate, GetTopologyHints,
 //                             RemovePod); repeatable
+//   --fail-unavailable        --fail answers UNAVAILABLE instead of INTERNAL
 //   --hang METHOD             sleep 1 h in this RPC; repeatable
 //   --state FILE              persist allocations durably to this checkpoint
 //   --call-log FILE           append "METHOD pod_uid container" per call
@@ -46,6 +47,7 @@ struct Config {
   std::set<std::string> fail, hang;
   bool need_reconcile = false;
   bool pod_hints = false;
+  bool fail_unavailable = false;
 };
 
 class TestPlugin final : public sdk::ResourcePlugin {
@@ -160,7 +162,9 @@ class TestPlugin final : public sdk::ResourcePlugin {
     }
     if (config_.hang.count(method)) std::this_thread::sleep_for(std::chrono::hours(1));
     if (config_.fail.count(method)) {
-      return InternalError(fmt::format("{} failed as configured (--fail {})", method, method));
+      const std::string message =
+          fmt::format("{} failed as configured (--fail {})", method, method);
+      return config_.fail_unavailable ? UnavailableError(message) : InternalError(message);
     }
     return Status::Ok();
   }
@@ -233,8 +237,9 @@ int main(int argc, char** argv) {
       "result", po::value(&config.result))(
       "oci-property", po::value(&config.oci_property)->default_value("CpusetMems"))(
       "result-file", po::value(&config.result_file))("need-reconcile", "")("pod-hints", "")(
-      "fail", po::value(&fail)->composing())("hang", po::value(&hang)->composing())(
-      "state", po::value(&config.state))("call-log", po::value(&config.call_log));
+      "fail-unavailable", "")("fail", po::value(&fail)->composing())(
+      "hang", po::value(&hang)->composing())("state", po::value(&config.state))(
+      "call-log", po::value(&config.call_log));
   po::variables_map vm;
   try {
     po::store(po::parse_command_line(argc, argv, desc), vm);
@@ -246,6 +251,7 @@ int main(int argc, char** argv) {
   options.register_with_host = vm.count("no-register") == 0;
   config.need_reconcile = vm.count("need-reconcile") > 0;
   config.pod_hints = vm.count("pod-hints") > 0;
+  config.fail_unavailable = vm.count("fail-unavailable") > 0;
   config.fail.insert(fail.begin(), fail.end());
   config.hang.insert(hang.begin(), hang.end());
   TestPlugin plugin(config);

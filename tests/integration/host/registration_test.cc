@@ -174,3 +174,23 @@ TEST_CASE("one failing plugin does not blank the aggregated allocatable resource
 
 }  // namespace
 }  // namespace qrm::host::testing
+
+namespace qrm::host::testing {
+namespace {
+
+TEST_CASE("a plugin answering UNAVAILABLE itself is not a stopped plugin", "[registry]") {
+  HostFixture f;
+  Host& host = f.StartHost();
+  f.StartPlugin("test.qrm.io/busy", {"--fail", "Allocate", "--fail-unavailable"});
+  REQUIRE(f.WaitRegistered("test.qrm.io/busy"));
+  auto result = host.admission().Admit(Request("p1", "c", {{"test.qrm.io/busy", 1}}));
+  REQUIRE_FALSE(result.ok());
+  CHECK(result.status().code() == StatusCode::kUnavailable);
+  CHECK_FALSE(host.registry().Find("test.qrm.io/busy")->stopped());
+  // The next admission still reaches it.
+  REQUIRE_FALSE(host.admission().Admit(Request("p2", "c", {{"test.qrm.io/busy", 1}})).ok());
+  CHECK(f.Calls("test.qrm.io/busy", "Allocate") == 2);
+}
+
+}  // namespace
+}  // namespace qrm::host::testing

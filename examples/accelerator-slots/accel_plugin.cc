@@ -1,0 +1,393 @@
+#include "examples/accelerator-slots/accel_plugin.h"
+
+#include <cmath>
+#include <filesystem>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "checkpoint/checkpoint_file.h"
+#include "common/log.h"
+
+namespace qrm::example {
+namespace {
+
+// The request fields that say which container an answer is about; the host
+// does not need them back, but echoing them makes logs and captures readable.
+template <typename Response>
+void EchoIdentity(const pb::ResourceRequest& req, const std::string& resource, Response* resp) {
+  resp->set_pod_uid(req.pod_uid());
+  resp->set_pod_namespace(req.pod_namespace());
+  resp->set_pod_name(req.pod_name());
+  resp->set_container_name(req.container_name());
+  resp->set_container_type(req.container_type());
+  resp->set_container_index(req.container_index());
+  resp->set_pod_role(req.pod_role());
+  resp->set_pod_type(req.pod_type());
+  resp->set_resource_name(resource);
+  resp->set_native_qos_class(req.native_qos_class());
+}
+
+PodRef Ref(const pb::ResourceRequest& req) {
+  return {req.pod_uid(), req.pod_namespace(), req.pod_name(), req.container_name()};
+}
+
+pb::TopologyHint ToProto(NumaMask nodes, bool preferred) {
+  pb::TopologyHint hint;
+  for (int node : nodes.Nodes()) hint.add_nodes(static_cast<uint64_t>(node));
+  hint.set_preferred(preferred);
+  return hint;
+}
+
+pb::TopologyAwareQuantity PerNode(int node, int value) {
+  pb::TopologyAwareQuantity q;
+  q.set_resource_value(value);
+  q.set_node(static_cast<uint64_t>(node));
+  q.set_topology_level(pb::NUMA);
+  return q;
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<AccelPlugin>> AccelPlugin::Create(AccelConfig config) {
+  StatusOr<SlotPool> pool = SlotPool::Create(config.numa_nodes, config.slots_per_node);
+  if (!pool.ok()) return pool.status();
+  std::unique_ptr<AccelPlugin> plugin(new AccelPlugin(std::move(config), std::move(*pool)));
+  std::lock_guard lock(plugin->mu_);
+  QRM_RETURN_IF_ERROR(plugin->Load());
+  return plugin;
+}
+
+AccelPlugin::AccelPlugin(AccelConfig config, SlotPool pool)
+    : config_(std::move(config)), pool_(std::move(pool)) {}
+
+pb::ResourcePluginOptions AccelPlugin::Options() const {
+  pb::ResourcePluginOptions options;
+  // We answer GetTopologyHints with real NUMA hints.
+  options.set_with_topology_alignment(true);
+  // A grant never changes after Allocate, so the host need not poll
+  // GetResourcesAllocation to reconcile running containers.
+  options.set_need_reconcile(false);
+  // Nothing to do just before a container starts.
+  options.set_pre_start_required(false);
+  return options;
+}
+
+StatusOr<int> AccelPlugin::RequestedSlots(const pb::ResourceRequest& req) const {
+  auto it = req.resource_requests().find(config_.resource);
+  if (it == req.resource_requests().end()) return 0;
+  const double quantity = it->second;
+  // (The pool's capacity never changes, so reading it needs no lock.)
+  // Written so that NaN fails too (every comparison with NaN is false).
+  if (!(quantity >= 0 && quantity <= pool_.Capacity() && quantity == std::floor(quantity))) {
+    return InvalidArgumentError(
+        fmt::format("resource_requests[\"{}\"] = {}: must be a whole number of slots from 0 to {}",
+                    config_.resource, quantity, pool_.Capacity()));
+  }
+  return static_cast<int>(quantity);
+}
+
+StatusOr<pb::ResourceHintsResponse> AccelPlugin::GetTopologyHints(const pb::ResourceRequest& req) {
+  StatusOr<int> n = RequestedSlots(req);
+  if (!n.ok()) return n.status().WithContext(fmt::format("{}", Ref(req)));
+  pb::ResourceHintsResponse resp;
+  EchoIdentity(req, config_.resource, &resp);
+  // Nothing requested: leave our resource out of resource_hints altogether.
+  // An absent entry means "no preference"; an empty list would mean "cannot
+  // be satisfied" and could get the pod rejected.
+  if (*n == 0) return resp;
+
+  auto& list = (*resp.mutable_resource_hints())[config_.resource];
+  std::lock_guard lock(mu_);
+  // A container that already holds slots (the host asks again, e.g. after it
+  // lost its own state) gets exactly where they are, so that the affinity the
+  // host picks agrees with what Allocate will return.
+  if (const ContainerSlots* held = Find(req.pod_uid(), req.container_name())) {
+    *list.add_hints() = ToProto(held->grant.Nodes(), true);
+    return resp;
+  }
+  // May be empty: the request does not fit what is free right now. Under the
+  // best-effort policy the host still calls Allocate, which then refuses it.
+  for (const SlotHint& hint : pool_.Hints(*n)) {
+    *list.add_hints() = ToProto(hint.nodes, hint.preferred);
+  }
+  return resp;
+}
+
+StatusOr<pb::ResourceAllocationResponse> AccelPlugin::Allocate(const pb::ResourceRequest& req) {
+  StatusOr<int> n = RequestedSlots(req);
+  if (!n.ok()) return n.status().WithContext(fmt::format("{}", Ref(req)));
+  pb::ResourceAllocationResponse resp;
+  EchoIdentity(req, config_.resource, &resp);
+  auto& allocations = *resp.mutable_allocation_result()->mutable_resource_allocation();
+
+  std::lock_guard lock(mu_);
+  // Idempotent: the host may send Allocate again for a container we already
+  // serve (e.g. the RemovePod of a rollback failed and the container is
+  // admitted again). Return what it has; never take a second set of slots.
+  if (const ContainerSlots* held = Find(req.pod_uid(), req.container_name())) {
+    allocations[config_.resource] = InfoFor(*held);
+    return resp;
+  }
+  if (*n == 0) return resp;  // nothing to hold, nothing to record
+
+  // The hint is the host's merged NUMA affinity. No nodes means "anywhere".
+  NumaMask within = pool_.nodes();
+  if (req.hint().nodes_size() > 0) {
+    std::vector<int64_t> ids;
+    for (uint64_t id : req.hint().nodes()) {
+      ids.push_back(id > 1000 ? 1000 : static_cast<int64_t>(id));  // FromNodes names it
+    }
+    StatusOr<NumaMask> mask = NumaMask::FromNodes(ids);
+    if (!mask.ok()) return mask.status().WithContext(fmt::format("{}: hint.nodes", Ref(req)));
+    within = *mask;
+  }
+  StatusOr<Grant> grant = pool_.Take(*n, within);
+  if (!grant.ok()) {
+    return grant.status().WithContext(fmt::format("{}: {} = {}", Ref(req), config_.resource, *n));
+  }
+
+  // Record, then persist before answering: once the host hears "allocated" it
+  // starts the container, so the grant must survive our own crash.
+  PodSlots& pod = pods_[req.pod_uid()];
+  pod.name = req.pod_name();
+  pod.ns = req.pod_namespace();
+  ContainerSlots& slots = pod.containers[req.container_name()];
+  slots = {*grant, within, req.hint().preferred()};
+  if (Status saved = Save(); !saved.ok()) {
+    // Undo, so memory matches the file; the host rolls the admission back.
+    pool_.Release(*grant);
+    pod.containers.erase(req.container_name());
+    if (pod.containers.empty()) pods_.erase(req.pod_uid());
+    return saved.WithContext(fmt::format("{}: persisting the allocation", Ref(req)));
+  }
+  allocations[config_.resource] = InfoFor(slots);
+  Logger("accel-slots")
+      ->info("{}: allocated {} (free: {})", Ref(req), grant->ToString(), pool_.FreeSummary());
+  return resp;
+}
+
+const AccelPlugin::ContainerSlots* AccelPlugin::Find(const std::string& pod_uid,
+                                                     const std::string& container) const {
+  auto pod = pods_.find(pod_uid);
+  if (pod == pods_.end()) return nullptr;
+  auto c = pod->second.containers.find(container);
+  return c == pod->second.containers.end() ? nullptr : &c->second;
+}
+
+pb::ResourceAllocationInfo AccelPlugin::InfoFor(const ContainerSlots& slots) const {
+  pb::ResourceAllocationInfo info;
+  // No cgroup field is ours: oci_property_name stays empty, so the host only
+  // adds the envs and annotations below to the container.
+  info.set_is_scalar_resource(true);
+  info.set_allocated_quantity(slots.grant.Total());
+  info.set_allocation_result(slots.grant.ToString());
+  (*info.mutable_envs())["ACCEL_SLOTS"] = std::to_string(slots.grant.Total());
+  (*info.mutable_envs())["ACCEL_NUMA_NODES"] = slots.grant.Nodes().ToString();
+  (*info.mutable_annotations())[config_.resource] = slots.grant.ToString();
+  *info.mutable_resource_hints()->add_hints() = ToProto(slots.hint, slots.hint_preferred);
+  for (const auto& [node, count] : slots.grant.slots_by_node) {
+    (*info.mutable_topology_assignments())[static_cast<uint64_t>(node)] =
+        static_cast<uint64_t>(count);
+  }
+  return info;
+}
+
+Status AccelPlugin::RemovePod(const std::string& pod_uid) {
+  std::lock_guard lock(mu_);
+  auto it = pods_.find(pod_uid);
+  // Unknown pods succeed: the host removes every pod from every plugin, and
+  // retries after failures.
+  if (it == pods_.end()) return Status::Ok();
+  PodSlots removed = std::move(it->second);
+  pods_.erase(it);
+  for (const auto& [name, slots] : removed.containers) pool_.Release(slots.grant);
+  if (Status saved = Save(); !saved.ok()) {
+    // Keep holding the slots: the host keeps the pod and calls us again.
+    for (const auto& [name, slots] : removed.containers) (void)pool_.Reserve(slots.grant);
+    pods_[pod_uid] = std::move(removed);
+    return saved.WithContext(fmt::format("pod={}: persisting the release", pod_uid));
+  }
+  Logger("accel-slots")->info("pod={}: released (free: {})", pod_uid, pool_.FreeSummary());
+  return Status::Ok();
+}
+
+StatusOr<pb::GetResourcesAllocationResponse> AccelPlugin::GetResourcesAllocation() {
+  pb::GetResourcesAllocationResponse resp;
+  std::lock_guard lock(mu_);
+  for (const auto& [uid, pod] : pods_) {
+    auto& containers = *(*resp.mutable_pod_resources())[uid].mutable_container_resources();
+    for (const auto& [name, slots] : pod.containers) {
+      (*containers[name].mutable_resource_allocation())[config_.resource] = InfoFor(slots);
+    }
+  }
+  return resp;
+}
+
+pb::TopologyAwareResource AccelPlugin::TopologyAwareFor(const Grant& grant) const {
+  pb::TopologyAwareResource r;
+  r.set_is_scalar_resource(true);
+  r.set_aggregated_quantity(grant.Total());
+  r.set_original_aggregated_quantity(grant.Total());
+  for (const auto& [node, count] : grant.slots_by_node) {
+    *r.add_topology_aware_quantity_list() = PerNode(node, count);
+    *r.add_original_topology_aware_quantity_list() = PerNode(node, count);
+  }
+  return r;
+}
+
+StatusOr<pb::GetTopologyAwareResourcesResponse> AccelPlugin::GetTopologyAwareResources(
+    const pb::GetTopologyAwareResourcesRequest& req) {
+  std::lock_guard lock(mu_);
+  const ContainerSlots* slots = Find(req.pod_uid(), req.container_name());
+  if (slots == nullptr) {
+    return NotFoundError(fmt::format("pod uid \"{}\" container \"{}\": holds no {}", req.pod_uid(),
+                                     req.container_name(), config_.resource));
+  }
+  pb::GetTopologyAwareResourcesResponse resp;
+  resp.set_pod_uid(req.pod_uid());
+  const PodSlots& pod = pods_.at(req.pod_uid());
+  resp.set_pod_name(pod.name);
+  resp.set_pod_namespace(pod.ns);
+  auto* container = resp.mutable_container_topology_aware_resources();
+  container->set_container_name(req.container_name());
+  (*container->mutable_allocated_resources())[config_.resource] = TopologyAwareFor(slots->grant);
+  return resp;
+}
+
+StatusOr<pb::GetTopologyAwareAllocatableResourcesResponse>
+AccelPlugin::GetTopologyAwareAllocatableResources() {
+  pb::GetTopologyAwareAllocatableResourcesResponse resp;
+  auto& r = (*resp.mutable_allocatable_resources())[config_.resource];
+  r.set_is_scalar_resource(true);
+  std::lock_guard lock(mu_);
+  // Capacity is what the machine has; allocatable is what is still free.
+  r.set_aggregated_capacity_quantity(pool_.Capacity());
+  r.set_aggregated_allocatable_quantity(pool_.Free());
+  for (int node : pool_.nodes().Nodes()) {
+    *r.add_topology_aware_capacity_quantity_list() = PerNode(node, pool_.slots_per_node());
+    *r.add_topology_aware_allocatable_quantity_list() = PerNode(node, pool_.FreeOn(node));
+  }
+  return resp;
+}
+
+// --- Persistence ---------------------------------------------------------------
+//
+// The state file is a qrm checkpoint (atomic, fsync'ed, checksummed) whose
+// `data` is, for kStateVersion 1:
+//   {"pods": {"<pod uid>": {"name": "...", "namespace": "...",
+//             "containers": {"<name>": {"slots": {"<node>": <count>, ...},
+//                                       "hint": "0-1", "hint_preferred": true}}}}}
+// Integers only: checkpoints refuse floating-point numbers.
+
+Status AccelPlugin::Save() const {
+  if (config_.state_path.empty()) return Status::Ok();
+  rapidjson::Document doc;
+  doc.SetObject();
+  auto& a = doc.GetAllocator();
+  const auto str = [&a](const std::string& s) { return rapidjson::Value(s.c_str(), a); };
+  rapidjson::Value pods(rapidjson::kObjectType);
+  for (const auto& [uid, pod] : pods_) {
+    rapidjson::Value containers(rapidjson::kObjectType);
+    for (const auto& [name, slots] : pod.containers) {
+      rapidjson::Value by_node(rapidjson::kObjectType);
+      for (const auto& [node, count] : slots.grant.slots_by_node) {
+        by_node.AddMember(str(std::to_string(node)), rapidjson::Value(count), a);
+      }
+      rapidjson::Value c(rapidjson::kObjectType);
+      c.AddMember("slots", by_node, a);
+      c.AddMember("hint", str(slots.hint.ToString()), a);
+      c.AddMember("hint_preferred", rapidjson::Value(slots.hint_preferred), a);
+      containers.AddMember(str(name), c, a);
+    }
+    rapidjson::Value p(rapidjson::kObjectType);
+    p.AddMember("name", str(pod.name), a);
+    p.AddMember("namespace", str(pod.ns), a);
+    p.AddMember("containers", containers, a);
+    pods.AddMember(str(uid), p, a);
+  }
+  doc.AddMember("pods", pods, a);
+  return checkpoint::Write(config_.state_path, kStateVersion, doc);
+}
+
+Status AccelPlugin::Load() {
+  if (config_.state_path.empty()) return Status::Ok();
+  auto log = Logger("accel-slots");
+  const std::string& path = config_.state_path;
+
+  // The first start on a node may find no directory yet.
+  std::error_code ec;
+  const auto dir = std::filesystem::path(path).parent_path();
+  if (!dir.empty()) std::filesystem::create_directories(dir, ec);
+  if (ec) return ErrnoError(ec.value(), "create state directory", dir.string());
+  // A crash in the middle of an earlier write may have left a temp file.
+  if (auto removed = checkpoint::RemoveStaleTempFiles(path); !removed.ok()) return removed.status();
+
+  StatusOr<checkpoint::Checkpoint> cp = checkpoint::Read(path);
+  if (!cp.ok()) {
+    if (checkpoint::IsMissing(cp.status())) {
+      log->info("no state file {}: starting empty", path);
+      return Status::Ok();
+    }
+    if (checkpoint::IsCorrupt(cp.status())) {
+      // checkpoint::Read moved the file aside. Starting empty may hand out
+      // slots a running container still uses; for a real device you may
+      // prefer to refuse to start here instead.
+      log->error("state file {} is corrupt, starting empty: {}", path, cp.status().message());
+      return Status::Ok();
+    }
+    return cp.status();  // e.g. a newer schema: leave it alone and do not start
+  }
+
+  const auto bad = [&path](const std::string& where, const char* what) {
+    return DataLossError(fmt::format("state file {}: {}: {}", path, where, what));
+  };
+  const rapidjson::Value& data = cp->data;
+  if (!data.HasMember("pods") || !data["pods"].IsObject()) return bad("data", "no \"pods\" object");
+  for (const auto& p : data["pods"].GetObject()) {
+    const std::string uid = p.name.GetString();
+    const rapidjson::Value& pod = p.value;
+    if (!pod.IsObject() || !pod.HasMember("name") || !pod["name"].IsString() ||
+        !pod.HasMember("namespace") || !pod["namespace"].IsString() ||
+        !pod.HasMember("containers") || !pod["containers"].IsObject()) {
+      return bad("pod " + uid, "needs string name, namespace and object containers");
+    }
+    PodSlots& entry = pods_[uid];
+    entry.name = pod["name"].GetString();
+    entry.ns = pod["namespace"].GetString();
+    for (const auto& c : pod["containers"].GetObject()) {
+      const std::string where = "pod " + uid + " container " + c.name.GetString();
+      const rapidjson::Value& v = c.value;
+      if (!v.IsObject() || !v.HasMember("slots") || !v["slots"].IsObject() ||
+          !v.HasMember("hint") || !v["hint"].IsString() || !v.HasMember("hint_preferred") ||
+          !v["hint_preferred"].IsBool()) {
+        return bad(where, "needs object slots, string hint and bool hint_preferred");
+      }
+      ContainerSlots slots;
+      for (const auto& s : v["slots"].GetObject()) {
+        StatusOr<NumaMask> node = NumaMask::Parse(s.name.GetString());
+        if (!node.ok() || node->Count() != 1 || !s.value.IsInt()) {
+          return bad(where, "slots must map one NUMA node id to an integer");
+        }
+        slots.grant.slots_by_node[node->Nodes().front()] = s.value.GetInt();
+      }
+      if (slots.grant.slots_by_node.empty()) return bad(where, "holds no slots");
+      StatusOr<NumaMask> hint = NumaMask::Parse(v["hint"].GetString());
+      if (!hint.ok()) return bad(where, "hint is not a NUMA node list");
+      slots.hint = *hint;
+      slots.hint_preferred = v["hint_preferred"].GetBool();
+      // Re-take the slots; this fails if the plugin now runs with fewer nodes
+      // or slots than when it handed them out.
+      if (Status s = pool_.Reserve(slots.grant); !s.ok()) {
+        return s.WithContext(fmt::format("state file {}: {}", path, where));
+      }
+      entry.containers[c.name.GetString()] = std::move(slots);
+    }
+    if (entry.containers.empty()) pods_.erase(uid);
+  }
+  log->info("restored {} pod(s) from {} (free: {})", pods_.size(), path, pool_.FreeSummary());
+  return Status::Ok();
+}
+
+}  // namespace qrm::example

@@ -1,0 +1,93 @@
+// AccelPlugin: the example's qrm::sdk::ResourcePlugin.
+//
+// It turns the protocol's requests into SlotPool calls, remembers which
+// container holds which slots, and writes that record durably (qrm::checkpoint)
+// before it answers, so that a restarted plugin knows exactly what it gave out.
+//
+// Everything the host can observe goes through the methods below; read them
+// in this order to follow one container's life:
+//   GetTopologyHints -> Allocate -> (GetResourcesAllocation, ...) -> RemovePod.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "common/numa_mask.h"
+#include "examples/accelerator-slots/slot_pool.h"
+#include "plugins/sdk/resource_plugin.h"
+
+namespace qrm::example {
+
+namespace pb = ::resourceplugin::v1alpha1;
+
+inline constexpr const char* kDefaultResource = "example.qrm.io/accel-slots";
+// Version of the state file's `data` schema (see accel_plugin.cc, Save).
+inline constexpr uint32_t kStateVersion = 1;
+
+struct AccelConfig {
+  std::string resource = kDefaultResource;
+  NumaMask numa_nodes = NumaMask::FirstN(2);
+  int slots_per_node = 4;
+  // Where allocations are persisted. Empty keeps them in memory only, which is
+  // only sensible in unit tests: a real plugin must survive its own restart.
+  std::string state_path;
+};
+
+class AccelPlugin final : public sdk::ResourcePlugin {
+ public:
+  // Builds the pool and restores the allocations in config.state_path. Fails
+  // (and the plugin should not start) if the state file cannot be read, comes
+  // from a newer schema, or holds allocations that do not fit the configured
+  // nodes and slots. A corrupt file is moved aside by qrm::checkpoint and the
+  // plugin starts empty, logging an error.
+  static StatusOr<std::unique_ptr<AccelPlugin>> Create(AccelConfig config);
+
+  std::string ResourceName() const override { return config_.resource; }
+  pb::ResourcePluginOptions Options() const override;
+
+  StatusOr<pb::ResourceHintsResponse> GetTopologyHints(const pb::ResourceRequest& req) override;
+  StatusOr<pb::ResourceAllocationResponse> Allocate(const pb::ResourceRequest& req) override;
+  Status RemovePod(const std::string& pod_uid) override;
+  StatusOr<pb::GetResourcesAllocationResponse> GetResourcesAllocation() override;
+  StatusOr<pb::GetTopologyAwareResourcesResponse> GetTopologyAwareResources(
+      const pb::GetTopologyAwareResourcesRequest& req) override;
+  StatusOr<pb::GetTopologyAwareAllocatableResourcesResponse> GetTopologyAwareAllocatableResources()
+      override;
+
+ private:
+  // What one container holds, and the hint it was allocated with (reported
+  // back in resource_hints, so the answer never changes after a restart).
+  struct ContainerSlots {
+    Grant grant;
+    NumaMask hint;
+    bool hint_preferred = false;
+  };
+  struct PodSlots {
+    std::string name;
+    std::string ns;
+    std::map<std::string, ContainerSlots> containers;  // by container name
+  };
+
+  AccelPlugin(AccelConfig config, SlotPool pool);
+
+  // The whole number of slots `req` asks for; 0 when it does not mention our
+  // resource. kInvalidArgument naming the value otherwise.
+  StatusOr<int> RequestedSlots(const pb::ResourceRequest& req) const;
+  // What the container holds, or null. Called with mu_ held.
+  const ContainerSlots* Find(const std::string& pod_uid, const std::string& container) const;
+  pb::ResourceAllocationInfo InfoFor(const ContainerSlots& slots) const;
+  pb::TopologyAwareResource TopologyAwareFor(const Grant& grant) const;
+
+  // Persistence; both called with mu_ held (Load only from Create).
+  Status Save() const;
+  Status Load();
+
+  const AccelConfig config_;
+  mutable std::mutex mu_;  // gRPC calls arrive on many threads at once
+  SlotPool pool_;
+  std::map<std::string, PodSlots> pods_;  // by pod UID
+};
+
+}  // namespace qrm::example

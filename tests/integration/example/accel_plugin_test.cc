@@ -1,0 +1,314 @@
+// The example plugin's ResourcePlugin methods called directly (no socket):
+// request validation, hints, idempotent Allocate, release and persistence.
+#include "examples/accelerator-slots/accel_plugin.h"
+
+#include <cmath>
+#include <filesystem>
+
+#include <catch2/catch.hpp>
+#include <google/protobuf/util/message_differencer.h>
+
+#include "checkpoint/checkpoint_file.h"
+#include "tests/support/temp_dir.h"
+
+namespace qrm::example {
+namespace {
+
+using Catch::Contains;
+using qrm::testing::TempDir;
+
+constexpr const char* kRes = kDefaultResource;
+
+std::unique_ptr<AccelPlugin> Make(const std::string& state = "", int slots_per_node = 4) {
+  AccelConfig config;
+  config.state_path = state;
+  config.slots_per_node = slots_per_node;
+  auto plugin = AccelPlugin::Create(config);
+  INFO(plugin.status().ToString());
+  REQUIRE(plugin.ok());
+  return std::move(*plugin);
+}
+
+pb::ResourceRequest Req(const std::string& pod, const std::string& container, double slots,
+                        std::vector<uint64_t> hint = {0, 1}, bool preferred = true) {
+  pb::ResourceRequest r;
+  r.set_pod_uid(pod);
+  r.set_pod_name("pod-" + pod);
+  r.set_pod_namespace("default");
+  r.set_container_name(container);
+  r.set_resource_name(kRes);
+  (*r.mutable_resource_requests())[kRes] = slots;
+  for (uint64_t n : hint) r.mutable_hint()->add_nodes(n);
+  r.mutable_hint()->set_preferred(preferred);
+  return r;
+}
+
+double Free(AccelPlugin& plugin) {
+  auto a = plugin.GetTopologyAwareAllocatableResources();
+  REQUIRE(a.ok());
+  return a->allocatable_resources().at(kRes).aggregated_allocatable_quantity();
+}
+
+bool Same(const google::protobuf::Message& a, const google::protobuf::Message& b) {
+  return google::protobuf::util::MessageDifferencer::Equals(a, b);
+}
+
+TEST_CASE("bad quantities are refused naming the field and value", "[example][plugin]") {
+  auto plugin = Make();
+  for (double bad : {2.5, -1.0, 9.0, std::nan(""), HUGE_VAL}) {
+    auto hints = plugin->GetTopologyHints(Req("p1", "c0", bad));
+    REQUIRE_FALSE(hints.ok());
+    CHECK(hints.status().code() == StatusCode::kInvalidArgument);
+    CHECK_THAT(hints.status().message(),
+               Contains("resource_requests[\"example.qrm.io/accel-slots\"] = "));
+    CHECK_THAT(hints.status().message(), Contains("from 0 to 8"));
+    CHECK(plugin->Allocate(Req("p1", "c0", bad)).status().code() == StatusCode::kInvalidArgument);
+  }
+  CHECK_THAT(plugin->Allocate(Req("p1", "c0", 2.5)).status().message(),
+             Contains("pod=default/pod-p1(p1) container=c0: resource_requests[\"example.qrm.io/"
+                      "accel-slots\"] = 2.5"));
+  CHECK(Free(*plugin) == 8);
+}
+
+TEST_CASE("zero slots: no hint entry at all, nothing allocated", "[example][plugin]") {
+  auto plugin = Make();
+  auto hints = plugin->GetTopologyHints(Req("p1", "c0", 0));
+  REQUIRE(hints.ok());
+  CHECK(hints->resource_hints().count(kRes) == 0);  // absent = no preference
+  pb::ResourceRequest other = Req("p1", "c0", 0);
+  other.mutable_resource_requests()->clear();
+  CHECK(plugin->GetTopologyHints(other)->resource_hints().empty());
+  auto alloc = plugin->Allocate(Req("p1", "c0", 0));
+  REQUIRE(alloc.ok());
+  CHECK(alloc->allocation_result().resource_allocation().empty());
+  CHECK(plugin->GetResourcesAllocation()->pod_resources().empty());
+}
+
+TEST_CASE("hints: present but empty when the request does not fit", "[example][plugin]") {
+  auto plugin = Make();
+  auto hints = plugin->GetTopologyHints(Req("p1", "c0", 3));
+  REQUIRE(hints.ok());
+  CHECK(hints->pod_uid() == "p1");
+  CHECK(hints->container_name() == "c0");
+  CHECK(hints->resource_name() == kRes);
+  const auto& list = hints->resource_hints().at(kRes).hints();
+  REQUIRE(list.size() == 3);
+  CHECK(list[0].nodes_size() == 1);
+  CHECK(list[0].nodes(0) == 0);
+  CHECK(list[0].preferred());
+  CHECK(list[2].nodes_size() == 2);
+  CHECK_FALSE(list[2].preferred());
+
+  REQUIRE(plugin->Allocate(Req("p1", "c0", 8)).ok());
+  auto none = plugin->GetTopologyHints(Req("p2", "c0", 1));
+  REQUIRE(none.ok());
+  REQUIRE(none->resource_hints().count(kRes) == 1);  // present: cannot be satisfied
+  CHECK(none->resource_hints().at(kRes).hints().empty());
+  // A container that holds slots is pointed at them.
+  auto held = plugin->GetTopologyHints(Req("p1", "c0", 8));
+  REQUIRE(held.ok());
+  REQUIRE(held->resource_hints().at(kRes).hints_size() == 1);
+  CHECK(held->resource_hints().at(kRes).hints(0).nodes_size() == 2);
+}
+
+TEST_CASE("allocate fills the hint and reports envs, annotation and topology",
+          "[example][plugin]") {
+  auto plugin = Make();
+  auto r = plugin->Allocate(Req("p1", "c0", 5, {0, 1}, true));
+  REQUIRE(r.ok());
+  CHECK(r->pod_uid() == "p1");
+  CHECK(r->resource_name() == kRes);
+  const auto& info = r->allocation_result().resource_allocation().at(kRes);
+  CHECK(info.oci_property_name().empty());
+  CHECK(info.is_scalar_resource());
+  CHECK(info.allocated_quantity() == 5);
+  CHECK(info.allocation_result() == "node0:4,node1:1");
+  CHECK(info.envs().at("ACCEL_SLOTS") == "5");
+  CHECK(info.envs().at("ACCEL_NUMA_NODES") == "0-1");
+  CHECK(info.annotations().at(kRes) == "node0:4,node1:1");
+  REQUIRE(info.resource_hints().hints_size() == 1);
+  CHECK(info.resource_hints().hints(0).preferred());
+  CHECK(info.resource_hints().hints(0).nodes_size() == 2);
+  CHECK(info.topology_assignments().at(0) == 4);
+  CHECK(info.topology_assignments().at(1) == 1);
+
+  auto one = plugin->Allocate(Req("p2", "c0", 2, {1}));
+  REQUIRE(one.ok());
+  const auto& info2 = one->allocation_result().resource_allocation().at(kRes);
+  CHECK(info2.allocation_result() == "node1:2");
+  CHECK(info2.envs().at("ACCEL_NUMA_NODES") == "1");
+  CHECK(info2.topology_assignments().count(0) == 0);
+
+  auto topo = plugin->GetTopologyAwareResources([] {
+    pb::GetTopologyAwareResourcesRequest q;
+    q.set_pod_uid("p1");
+    q.set_container_name("c0");
+    return q;
+  }());
+  REQUIRE(topo.ok());
+  CHECK(topo->pod_name() == "pod-p1");
+  CHECK(topo->pod_namespace() == "default");
+  const auto& res = topo->container_topology_aware_resources().allocated_resources().at(kRes);
+  CHECK(res.aggregated_quantity() == 5);
+  REQUIRE(res.topology_aware_quantity_list_size() == 2);
+  CHECK(res.topology_aware_quantity_list(1).node() == 1);
+  CHECK(res.topology_aware_quantity_list(1).resource_value() == 1);
+  CHECK(res.topology_aware_quantity_list(1).topology_level() == pb::NUMA);
+
+  pb::GetTopologyAwareResourcesRequest unknown;
+  unknown.set_pod_uid("p9");
+  unknown.set_container_name("c0");
+  CHECK(plugin->GetTopologyAwareResources(unknown).status().code() == StatusCode::kNotFound);
+
+  auto alloc = plugin->GetTopologyAwareAllocatableResources();
+  REQUIRE(alloc.ok());
+  const auto& a = alloc->allocatable_resources().at(kRes);
+  CHECK(a.aggregated_capacity_quantity() == 8);
+  CHECK(a.aggregated_allocatable_quantity() == 1);
+  REQUIRE(a.topology_aware_allocatable_quantity_list_size() == 2);
+  CHECK(a.topology_aware_allocatable_quantity_list(0).resource_value() == 0);
+  CHECK(a.topology_aware_allocatable_quantity_list(1).resource_value() == 1);
+  CHECK(a.topology_aware_capacity_quantity_list(1).resource_value() == 4);
+}
+
+TEST_CASE("allocate is idempotent per container", "[example][plugin]") {
+  auto plugin = Make();
+  auto first = plugin->Allocate(Req("p1", "c0", 3, {0}));
+  REQUIRE(first.ok());
+  // Same container again (even with another hint or quantity): same answer.
+  auto again = plugin->Allocate(Req("p1", "c0", 3, {1}));
+  REQUIRE(again.ok());
+  CHECK(Same(*first, *again));
+  CHECK(Free(*plugin) == 5);
+  // Another container of the same pod is a new allocation.
+  REQUIRE(plugin->Allocate(Req("p1", "c1", 1, {0})).ok());
+  CHECK(Free(*plugin) == 4);
+}
+
+TEST_CASE("allocate refuses what does not fit the hint and keeps nothing", "[example][plugin]") {
+  auto plugin = Make();
+  REQUIRE(plugin->Allocate(Req("p1", "c0", 3, {0})).ok());
+  auto r = plugin->Allocate(Req("p2", "c0", 2, {0}));
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.status().code() == StatusCode::kResourceExhausted);
+  CHECK_THAT(r.status().message(), Contains("pod=default/pod-p2(p2) container=c0"));
+  CHECK_THAT(r.status().message(), Contains("example.qrm.io/accel-slots = 2"));
+  CHECK_THAT(r.status().message(), Contains("free: node0=1 node1=4"));
+  CHECK(plugin->GetResourcesAllocation()->pod_resources().count("p2") == 0);
+  CHECK(Free(*plugin) == 5);
+
+  auto bad_hint = plugin->Allocate(Req("p3", "c0", 1, {64}));
+  CHECK(bad_hint.status().code() == StatusCode::kInvalidArgument);
+  CHECK_THAT(bad_hint.status().message(), Contains("hint.nodes"));
+}
+
+TEST_CASE("RemovePod releases every container of the pod, unknown pods succeed",
+          "[example][plugin]") {
+  auto plugin = Make();
+  REQUIRE(plugin->Allocate(Req("p1", "c0", 3, {0})).ok());
+  REQUIRE(plugin->Allocate(Req("p1", "c1", 2, {1})).ok());
+  REQUIRE(plugin->Allocate(Req("p2", "c0", 1, {1})).ok());
+  CHECK(Free(*plugin) == 2);
+  REQUIRE(plugin->RemovePod("p1").ok());
+  CHECK(Free(*plugin) == 7);
+  CHECK(plugin->RemovePod("p1").ok());
+  CHECK(plugin->RemovePod("never-seen").ok());
+  auto all = plugin->GetResourcesAllocation();
+  REQUIRE(all.ok());
+  CHECK(all->pod_resources().size() == 1);
+  CHECK(all->pod_resources().count("p2") == 1);
+}
+
+TEST_CASE("state survives a restart of the plugin object", "[example][plugin][state]") {
+  TempDir dir;
+  const std::string state = dir.File("state/accel-slots.json");  // directory created on demand
+  pb::GetResourcesAllocationResponse before;
+  {
+    auto plugin = Make(state);
+    REQUIRE(plugin->Allocate(Req("p1", "c0", 3, {0})).ok());
+    REQUIRE(plugin->Allocate(Req("p2", "c0", 5, {0, 1}, false)).ok());
+    REQUIRE(plugin->Allocate(Req("p3", "c0", 0)).ok());
+    REQUIRE(plugin->RemovePod("p1").ok());
+    before = *plugin->GetResourcesAllocation();
+  }
+  REQUIRE(checkpoint::Read(state).ok());
+  auto plugin = Make(state);
+  auto after = plugin->GetResourcesAllocation();
+  REQUIRE(after.ok());
+  CHECK(Same(before, *after));
+  CHECK(after->pod_resources().size() == 1);
+  CHECK(Free(*plugin) == 3);
+  // The restored grant is held: re-allocation is idempotent, not a second take.
+  auto again = plugin->Allocate(Req("p2", "c0", 5));
+  REQUIRE(again.ok());
+  CHECK(again->allocation_result().resource_allocation().at(kRes).allocation_result() ==
+        "node0:1,node1:4");
+  CHECK(Free(*plugin) == 3);
+}
+
+TEST_CASE("a state file that no longer fits the machine stops the start",
+          "[example][plugin][state]") {
+  TempDir dir;
+  const std::string state = dir.File("accel-slots.json");
+  REQUIRE(Make(state)->Allocate(Req("p1", "c0", 3, {0})).ok());
+  AccelConfig smaller;
+  smaller.state_path = state;
+  smaller.slots_per_node = 2;
+  auto refused = AccelPlugin::Create(smaller);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.status().code() == StatusCode::kResourceExhausted);
+  CHECK_THAT(refused.status().message(), Contains(state));
+  CHECK_THAT(refused.status().message(), Contains("pod p1 container c0"));
+}
+
+TEST_CASE("a state file from a newer schema is left alone and stops the start",
+          "[example][plugin][state]") {
+  TempDir dir;
+  const std::string state = dir.File("accel-slots.json");
+  rapidjson::Document doc;
+  doc.SetObject();
+  REQUIRE(checkpoint::Write(state, kStateVersion + 1, doc).ok());
+  AccelConfig config;
+  config.state_path = state;
+  auto refused = AccelPlugin::Create(config);
+  CHECK(refused.status().code() == StatusCode::kFailedPrecondition);
+  CHECK(std::filesystem::exists(state));
+}
+
+TEST_CASE("a corrupt state file is moved aside and the plugin starts empty",
+          "[example][plugin][state]") {
+  TempDir dir;
+  const std::string state = dir.File("accel-slots.json");
+  qrm::testing::WriteFile(state, "{\"version\":1,\"checks");
+  auto plugin = Make(state);
+  CHECK(Free(*plugin) == 8);
+  CHECK_FALSE(std::filesystem::exists(state));
+  int quarantined = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path())) {
+    if (e.path().filename().string().rfind("accel-slots.json.corrupt-", 0) == 0) ++quarantined;
+  }
+  CHECK(quarantined == 1);
+}
+
+TEST_CASE("a failed state write undoes the allocation", "[example][plugin][state]") {
+  TempDir dir;
+  const std::string state = dir.File("sub/accel-slots.json");
+  auto plugin = Make(state);
+  REQUIRE(plugin->Allocate(Req("p1", "c0", 1, {0})).ok());
+  // Replace the state directory with a plain file: every write now fails,
+  // even for root.
+  std::filesystem::remove_all(dir.File("sub"));
+  qrm::testing::WriteFile(dir.File("sub"), "not a directory");
+  auto r = plugin->Allocate(Req("p2", "c0", 2, {1}));
+  REQUIRE_FALSE(r.ok());
+  CHECK_THAT(r.status().message(), Contains("persisting the allocation"));
+  CHECK(Free(*plugin) == 7);
+  CHECK(plugin->GetResourcesAllocation()->pod_resources().count("p2") == 0);
+  // A release that cannot be persisted keeps the slots (the host retries).
+  CHECK_FALSE(plugin->RemovePod("p1").ok());
+  CHECK(Free(*plugin) == 7);
+  CHECK(plugin->GetResourcesAllocation()->pod_resources().count("p1") == 1);
+}
+
+}  // namespace
+}  // namespace qrm::example
