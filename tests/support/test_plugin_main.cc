@@ -91,7 +91,10 @@ class TestPlugin final : public sdk::ResourcePlugin {
     auto it = req.resource_requests().find(config_.resource);
     info.set_allocated_quantity(it == req.resource_requests().end() ? 0 : it->second);
     std::string nodes;
-    for (auto n : req.hint().nodes()) nodes += (nodes.empty() ? "" : ",") + std::to_string(n);
+    for (auto n : req.hint().nodes()) {
+      if (!nodes.empty()) nodes += ',';
+      nodes += std::to_string(n);
+    }
     info.set_allocation_result(config_.result.empty() ? nodes : config_.result);
     (*info.mutable_envs())["TEST_PLUGIN_NODES"] = nodes;
     *info.mutable_resource_hints()->add_hints() = req.hint();

@@ -1,0 +1,259 @@
+// P5: one admission end to end, against the floor of one durable write.
+//
+// An in-process qrm::host::Host (as tests/integration/host/host_fixture.h starts it) and 3
+// qrm-test-plugin processes, each serving its own resource (test.qrm.io/r0..r2) and
+// persisting every Allocate durably (--state, a checkpoint::Write per call). Every
+// admission is a new pod (a unique uid) requesting all three resources, so each one really
+// runs: 3 GetTopologyHints in parallel, the merge, 3 Allocate in parallel (3 plugin
+// checkpoint writes) and the host checkpoint write. Pods are not removed, so the host
+// checkpoint grows to warm-up + N pods, as on a node that fills up.
+//
+// In the same run and the same directory, interleaved with the admissions, the floor: one
+// durable 4 KiB write (checkpoint::Write: temp file, fsync, rename, fsync directory).
+//
+//   P5_floor_p50, P5_floor_p99   the durable 4 KiB write, ms
+//   P5_p50, P5_p99               one admission, ms; ratio = admission / floor (same percentile)
+//   P5_tmpfs_p50, P5_tmpfs_p99   the same admissions with every state file on tmpfs, ms
+//
+// Notes on stderr: the directories and their filesystems, the file sizes, and a breakdown
+// (the hints and Allocate RPCs, alone and fanned out to the 3 plugins as Admit does, and the
+// host checkpoint's encode and write at its final size) to show where an admission's time
+// goes.
+//
+// Usage: admission_bench [--only ID]... [--iterations N] [--warmup N] [--dir DIR]
+//                        [--tmpfs-dir DIR] [--keep]
+//   --dir DIR        where the disk variant's state lives (default: this executable's
+//                    directory, i.e. the build tree, on a real disk)
+//   --tmpfs-dir DIR  the tmpfs variant's (default /dev/shm)
+//   --keep           leave the scratch directories (state files, plugins.log) behind
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+
+#include "bench/host_bench_util.h"
+#include "checkpoint/checkpoint_file.h"
+#include "qrm/admission/parallel.h"
+#include "qrm/state/state_codec.h"
+
+namespace qrm::bench {
+namespace {
+
+namespace pb = ::resourceplugin::v1alpha1;
+
+constexpr int kPlugins = 3;
+constexpr long kTmpfsMagic = 0x01021994;
+
+struct Settings {
+  int iterations = 300;
+  int warmup = 30;
+  std::string dir;
+  std::string tmpfs_dir = "/dev/shm";
+  bool keep = false;
+};
+
+struct Samples {
+  std::vector<double> admit_ms, floor_ms;
+};
+
+std::string Resource(int k) {
+  return fmt::format("test.qrm.io/r{}", k);
+}
+
+long FileSize(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 ? static_cast<long>(st.st_size) : -1;
+}
+
+// About 4 KiB on disk once wrapped in the checkpoint envelope.
+rapidjson::Document FloorData() {
+  rapidjson::Document doc;
+  doc.SetObject();
+  auto& a = doc.GetAllocator();
+  for (int i = 0; i < 32; ++i) {
+    const std::string key = fmt::format("k{:02d}", i);
+    const std::string value(116, static_cast<char>('a' + i % 26));
+    doc.AddMember(rapidjson::Value(key.c_str(), a), rapidjson::Value(value.c_str(), a), a);
+  }
+  return doc;
+}
+
+void Die(const std::string& what) {
+  std::fprintf(stderr, "admission_bench: %s\n", what.c_str());
+  std::exit(1);
+}
+
+// Host + 3 plugins in a fresh directory under `base`: times the admissions and, interleaved
+// with them in the same directory, the durable 4 KiB write.
+Samples Run(const Settings& s, const std::string& base, const std::string& tag) {
+  ScratchDir dir(base, "qrm-p5-", s.keep);
+  Note("P5{}: state in {} ({})", tag, dir.path(), FilesystemOf(dir.path()));
+  HostRig rig(dir.path());
+  CountingApplier applier;
+  if (Status st = rig.StartHost(rig.Options(), applier, nullptr); !st.ok()) {
+    Die("host: " + st.ToString());
+  }
+  for (int k = 0; k < kPlugins; ++k) {
+    const std::string state = fmt::format("{}/r{}.json", rig.StateDir(), k);
+    if (!rig.StartPlugin(Resource(k),
+                         {QRM_TEST_PLUGIN, "--resource", Resource(k), "--state", state})) {
+      Die(fmt::format("plugin {} did not register (see {}/plugins.log)", Resource(k), dir.path()));
+    }
+  }
+  host::Admission& admission = rig.host().admission();
+  std::map<std::string, double> resources;
+  for (int k = 0; k < kPlugins; ++k) resources[Resource(k)] = 1;
+
+  const std::string floor_path = rig.StateDir() + "/floor.json";
+  const rapidjson::Document floor_data = FloorData();
+  Samples out;
+  for (int i = 0; i < s.warmup + s.iterations; ++i) {
+    const host::ContainerRequest req = BenchRequest(fmt::format("p5-{:06d}", i), "main", resources);
+    const Clock::time_point t0 = Clock::now();
+    auto result = admission.Admit(req);
+    const double admit = Ms(Clock::now() - t0);
+    if (!result.ok()) Die("admission failed: " + result.status().ToString());
+    if (result->allocation.resources.size() != kPlugins) Die("admission missed a resource");
+    if (i >= s.warmup) out.admit_ms.push_back(admit);
+    const Clock::time_point f0 = Clock::now();
+    if (Status st = checkpoint::Write(floor_path, 1, floor_data); !st.ok()) {
+      Die("floor write: " + st.ToString());
+    }
+    if (i >= s.warmup) out.floor_ms.push_back(Ms(Clock::now() - f0));
+  }
+
+  // ---- where the time goes (notes only) ----
+  const auto& a = out.admit_ms;
+  const auto n = static_cast<std::ptrdiff_t>(a.size() / 3);
+  if (n > 0) {
+    Note(
+        "P5{}: admission p50 over the first third {:.3f} ms, the last third {:.3f} ms (host "
+        "checkpoint growing from {} to {} pods)",
+        tag, Percentile(std::vector<double>(a.begin(), a.begin() + n), 0.5),
+        Percentile(std::vector<double>(a.end() - n, a.end()), 0.5), s.warmup,
+        s.warmup + s.iterations);
+  }
+  Note("P5{}: files: host checkpoint {} B, plugin r0 state {} B, floor {} B", tag,
+       FileSize(rig.host().state().path()), FileSize(rig.StateDir() + "/r0.json"),
+       FileSize(floor_path));
+
+  // The RPC phases as Admit runs them: one plugin, then all three in parallel on a pool of
+  // the host's size (the Allocates persist in the plugins; RemovePod undoes them, untimed).
+  std::vector<std::shared_ptr<host::PluginEndpoint>> endpoints;
+  for (int k = 0; k < kPlugins; ++k) endpoints.push_back(rig.host().registry().Find(Resource(k)));
+  boost::asio::thread_pool pool(rig.Options().worker_threads);
+  std::vector<double> hints_ms, allocate_ms, hints_fan_ms, allocate_fan_ms;
+  std::vector<double> encode_ms, host_write_ms, floor_ms;
+  const auto timeout = std::chrono::seconds(10);
+  for (int i = 0; i < 50; ++i) {
+    pb::ResourceRequest req =
+        host::ToResourceRequest(BenchRequest(fmt::format("p5-diag-{:04d}", i), "main", resources));
+    req.mutable_hint()->add_nodes(0);
+    req.mutable_hint()->set_preferred(true);
+    auto per_plugin = [&](size_t k) {
+      pb::ResourceRequest r = req;
+      r.set_resource_name(Resource(static_cast<int>(k)));
+      return r;
+    };
+    Clock::time_point t0 = Clock::now();
+    auto hints = endpoints[0]->GetTopologyHints(per_plugin(0), timeout);
+    hints_ms.push_back(Ms(Clock::now() - t0));
+    if (!hints.ok()) Die("diag hints: " + hints.status().ToString());
+    t0 = Clock::now();
+    auto alloc = endpoints[0]->Allocate(per_plugin(0), timeout);
+    allocate_ms.push_back(Ms(Clock::now() - t0));
+    if (!alloc.ok()) Die("diag allocate: " + alloc.status().ToString());
+    t0 = Clock::now();
+    const std::vector<bool> hints_ok = host::ParallelMap<bool>(pool, kPlugins, [&](size_t k) {
+      return endpoints[k]->GetTopologyHints(per_plugin(k), timeout).ok();
+    });
+    hints_fan_ms.push_back(Ms(Clock::now() - t0));
+    t0 = Clock::now();
+    const std::vector<bool> allocate_ok = host::ParallelMap<bool>(pool, kPlugins, [&](size_t k) {
+      return endpoints[k]->Allocate(per_plugin(k), timeout).ok();
+    });
+    allocate_fan_ms.push_back(Ms(Clock::now() - t0));
+    for (size_t k = 0; k < kPlugins; ++k) {
+      if (!hints_ok[k] || !allocate_ok[k]) Die("diag: a fanned-out RPC failed");
+    }
+    for (auto& e : endpoints) {
+      if (Status st = e->RemovePod(req.pod_uid(), timeout); !st.ok()) {
+        Die("diag remove: " + st.ToString());
+      }
+    }
+  }
+  std::vector<double> hop_ms;  // the pool alone: 3 empty tasks, posted and awaited
+  for (int i = 0; i < 200; ++i) {
+    const Clock::time_point t0 = Clock::now();
+    host::ParallelMap<bool>(pool, kPlugins, [](size_t) { return true; });
+    hop_ms.push_back(Ms(Clock::now() - t0));
+  }
+  pool.join();
+  const host::PodResources snapshot = rig.host().state().Snapshot();
+  const std::string diag_path = rig.StateDir() + "/diag.json";
+  for (int i = 0; i < 20; ++i) {
+    rapidjson::Document doc;
+    Clock::time_point t0 = Clock::now();
+    if (Status st = host::EncodePodResources(snapshot, doc); !st.ok()) Die(st.ToString());
+    encode_ms.push_back(Ms(Clock::now() - t0));
+    t0 = Clock::now();
+    if (Status st = checkpoint::Write(diag_path, 1, doc); !st.ok()) Die(st.ToString());
+    host_write_ms.push_back(Ms(Clock::now() - t0));
+    t0 = Clock::now();
+    if (Status st = checkpoint::Write(floor_path, 1, floor_data); !st.ok()) Die(st.ToString());
+    floor_ms.push_back(Ms(Clock::now() - t0));
+  }
+  Note(
+      "P5{} breakdown (p50): GetTopologyHints RPC {:.3f} ms, x3 in parallel {:.3f} ms; "
+      "Allocate RPC (the plugin's durable write included) {:.3f} ms, x3 in parallel {:.3f} ms; "
+      "ParallelMap of 3 empty tasks {:.3f} ms; host checkpoint of {} pods: encode {:.3f} ms + "
+      "checkpoint::Write {:.3f} ms (4 KiB floor now {:.3f} ms)",
+      tag, Percentile(hints_ms, 0.5), Percentile(hints_fan_ms, 0.5), Percentile(allocate_ms, 0.5),
+      Percentile(allocate_fan_ms, 0.5), Percentile(hop_ms, 0.5), snapshot.size(),
+      Percentile(encode_ms, 0.5), Percentile(host_write_ms, 0.5), Percentile(floor_ms, 0.5));
+  return out;
+}
+
+}  // namespace
+}  // namespace qrm::bench
+
+int main(int argc, char** argv) {
+  using namespace qrm::bench;
+  Settings s;
+  s.dir = ExeDir();
+  const CommonFlags flags =
+      ParseFlags(argc, argv,
+                 {{"--iterations", [&](const char* v) { s.iterations = std::atoi(v); }},
+                  {"--warmup", [&](const char* v) { s.warmup = std::atoi(v); }},
+                  {"--dir", [&](const char* v) { s.dir = v; }},
+                  {"--tmpfs-dir", [&](const char* v) { s.tmpfs_dir = v; }}});
+  s.keep = flags.keep;
+  if (s.iterations < 1 || s.warmup < 0) Die("--iterations must be >= 1 and --warmup >= 0");
+  qrm::ConfigureLogging("warn");
+
+  if (Wanted(flags.only, {"P5_floor_p50", "P5_floor_p99", "P5_p50", "P5_p99"})) {
+    const Samples d = Run(s, s.dir, "");
+    const double f50 = Percentile(d.floor_ms, 0.5), f99 = Percentile(d.floor_ms, 0.99);
+    const double a50 = Percentile(d.admit_ms, 0.5), a99 = Percentile(d.admit_ms, 0.99);
+    Figure("P5_floor_p50", f50, "ms");
+    Figure("P5_floor_p99", f99, "ms");
+    Figure("P5_p50", a50, "ms", a50 / f50);
+    Figure("P5_p99", a99, "ms", a99 / f99);
+  }
+  if (Wanted(flags.only, {"P5_tmpfs_p50", "P5_tmpfs_p99"})) {
+    struct statfs fs {};
+    if (::statfs(s.tmpfs_dir.c_str(), &fs) != 0 || fs.f_type != kTmpfsMagic) {
+      Note("P5_tmpfs: warning: {} is not a tmpfs ({})", s.tmpfs_dir, FilesystemOf(s.tmpfs_dir));
+    }
+    const Samples t = Run(s, s.tmpfs_dir, "_tmpfs");
+    Note("P5_tmpfs: floor on tmpfs p50 {:.3f} ms, p99 {:.3f} ms", Percentile(t.floor_ms, 0.5),
+         Percentile(t.floor_ms, 0.99));
+    Figure("P5_tmpfs_p50", Percentile(t.admit_ms, 0.5), "ms");
+    Figure("P5_tmpfs_p99", Percentile(t.admit_ms, 0.99), "ms");
+  }
+  return 0;
+}
