@@ -1,6 +1,7 @@
 // Admission through real plugin processes: hints, merge, allocate, all or
 // nothing, deadlines, failure policy, restart.
 #include <fstream>
+#include <thread>
 
 #include "tests/integration/host/host_fixture.h"
 
@@ -263,6 +264,38 @@ TEST_CASE("aliased resources reach the plugin of their target, scaled", "[admiss
   REQUIRE(result.ok());
   CHECK(result->allocation.resources.at("test.qrm.io/slots").allocated_quantity() == 2.5);
   CHECK(result->allocation.request.resource_requests().at("test.qrm.io/slots") == 2.5);
+}
+
+}  // namespace
+}  // namespace qrm::host::testing
+
+namespace qrm::host::testing {
+namespace {
+
+TEST_CASE("a pod stuck on a slow plugin does not hold up other pods", "[admission][concurrency]") {
+  HostFixture f;
+  auto options = f.Options();
+  options.admission.rpc_timeout = std::chrono::milliseconds(3000);
+  Host& host = f.StartHost(options);
+  f.StartPlugin("test.qrm.io/slow", {"--hang", "Allocate"});
+  f.StartPlugin("test.qrm.io/fast");
+  REQUIRE(f.WaitRegistered("test.qrm.io/slow"));
+  REQUIRE(f.WaitRegistered("test.qrm.io/fast"));
+
+  std::thread stuck([&] {
+    (void)host.admission().Admit(Request("slow-pod", "c0", {{"test.qrm.io/slow", 1}}));
+  });
+  REQUIRE(WaitFor([&] { return f.Calls("test.qrm.io/slow", "Allocate") == 1; }));
+  // While slow-pod waits for its deadline, other pods are admitted at once.
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < 5; ++i) {
+    REQUIRE(host.admission()
+                .Admit(Request("fast-" + std::to_string(i), "c0", {{"test.qrm.io/fast", 1}}))
+                .ok());
+  }
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::milliseconds(1500));
+  stuck.join();
+  CHECK_FALSE(host.state().GetPod("slow-pod").has_value());
 }
 
 }  // namespace
