@@ -7,39 +7,10 @@
 
 #include <fmt/format.h>
 
+#include "common/quote.h"
+
 namespace qrm {
 namespace {
-
-// Inputs can be whole sysfs files; keep error messages readable.
-constexpr std::size_t kMaxQuotedChars = 128;
-
-// Quotes `text` for an error message, escaping what would otherwise make the message
-// ambiguous or unprintable (the newline of an untrimmed sysfs value, say).
-std::string Quote(std::string_view text) {
-  std::string out = "\"";
-  const std::size_t shown = std::min(text.size(), kMaxQuotedChars);
-  for (std::size_t i = 0; i < shown; ++i) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20 || c >= 0x7f) {
-          out += fmt::format("\\x{:02x}", c);
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  if (shown < text.size())
-    out += fmt::format("...\" ({} bytes)", text.size());
-  else
-    out += '"';
-  return out;
-}
 
 bool IsDigit(char c) {
   return c >= '0' && c <= '9';

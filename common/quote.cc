@@ -1,10 +1,10 @@
-#include "qrm/apply/quote.h"
+#include "common/quote.h"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
-namespace qrm::host {
+namespace qrm {
 
 namespace {
 constexpr std::size_t kMaxQuotedChars = 128;
@@ -37,4 +37,4 @@ std::string Quote(std::string_view text) {
   return out;
 }
 
-}  // namespace qrm::host
+}  // namespace qrm

@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "common/quote.h"
 #include "qrm/apply/property_value.h"
-#include "qrm/apply/quote.h"
 
 namespace qrm::host {
 namespace {

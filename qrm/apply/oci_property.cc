@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "qrm/apply/quote.h"
+#include "common/quote.h"
 
 namespace qrm::host {
 

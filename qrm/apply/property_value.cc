@@ -19,7 +19,7 @@
 #include "common/cpu_set.h"
 #include "common/id_list.h"
 #include "common/numa_mask.h"
-#include "qrm/apply/quote.h"
+#include "common/quote.h"
 
 namespace qrm::host {
 namespace {

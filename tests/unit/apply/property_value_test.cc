@@ -5,8 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "common/quote.h"
 #include "qrm/apply/container_update.h"
-#include "qrm/apply/quote.h"
 #include "tests/unit/apply/apply_test_util.h"
 
 namespace qrm::host {
