@@ -237,7 +237,7 @@ class HostRig {
     host::HostOptions o;
     o.registry.plugin_dir = PluginDir();
     o.registry.dial_timeout = std::chrono::milliseconds(5000);
-    o.state_path = StateDir() + "/qrm_checkpoint.json";
+    o.state_dir = StateDir();  // the host's pod files go to <dir>/state/pods
     o.reconcile_period = std::chrono::milliseconds(0);  // ticks by hand
     o.numa = *topology::NumaInfo::Create({0, 1});
     return o;  // worker_threads, rpc_timeout: qrm-host's defaults

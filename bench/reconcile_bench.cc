@@ -13,7 +13,8 @@
 //   P6_changed_calls     the plugin now reports "4-7" for exactly 100 containers (chosen by
 //                        pod uid through its --override-file): RuntimeApplier calls made by the
 //                        next tick (must be 100).
-//   P6_changed_wall      wall time of that tick (one durable host checkpoint write), ms.
+//   P6_changed_wall      wall time of that tick (100 pods' host checkpoint files written
+//                        durably, up to StateStore::kMaxParallelWrites at a time), ms.
 //   P6_after_calls       calls made by the tick after that (must be 0).
 //   P6_setup_admit_1000  how long admitting the 1,000 containers took, s (informative).
 //

@@ -240,18 +240,20 @@ StatusOr<Checkpoint> Read(const std::string& path, const ReadOptions& options) {
   return result;
 }
 
-StatusOr<int> RemoveStaleTempFiles(const std::string& path) {
-  const SplitPath parts = Split(path);
-  const std::string prefix = TempPrefix(parts);
-  DIR* dir = ::opendir(parts.dir.c_str());
-  if (dir == nullptr) return ErrnoError(errno, "open directory", parts.dir);
+namespace {
+
+// Removes the entries of `dir` that `is_temp` accepts; returns how many.
+template <typename IsTemp>
+StatusOr<int> RemoveTemps(const std::string& dir_path, IsTemp&& is_temp) {
+  DIR* dir = ::opendir(dir_path.c_str());
+  if (dir == nullptr) return ErrnoError(errno, "open directory", dir_path);
   int removed = 0;
   Status status;
   errno = 0;
   while (const dirent* entry = ::readdir(dir)) {
     const std::string_view name(entry->d_name);
-    if (!name.starts_with(prefix) || name.size() != prefix.size() + 6) continue;
-    const std::string full = parts.dir + "/" + std::string(name);
+    if (!is_temp(name)) continue;
+    const std::string full = dir_path + "/" + std::string(name);
     if (::unlink(full.c_str()) != 0 && errno != ENOENT) {
       status = ErrnoError(errno, "remove stale temp file", full);
       break;
@@ -261,6 +263,25 @@ StatusOr<int> RemoveStaleTempFiles(const std::string& path) {
   ::closedir(dir);
   if (!status.ok()) return status;
   return removed;
+}
+
+}  // namespace
+
+StatusOr<int> RemoveStaleTempFiles(const std::string& path) {
+  const SplitPath parts = Split(path);
+  const std::string prefix = TempPrefix(parts);
+  return RemoveTemps(parts.dir, [&](std::string_view name) {
+    return name.starts_with(prefix) && name.size() == prefix.size() + 6;
+  });
+}
+
+StatusOr<int> RemoveStaleTempFilesIn(const std::string& dir) {
+  // ".<base>.tmp-XXXXXX" with a non-empty base (TempPrefix + mkostemp's 6 characters).
+  constexpr std::string_view kInfix = ".tmp-";
+  return RemoveTemps(dir, [&](std::string_view name) {
+    const size_t at = name.size() >= kInfix.size() + 6 ? name.size() - kInfix.size() - 6 : 0;
+    return name.starts_with('.') && at > 1 && name.substr(at, kInfix.size()) == kInfix;
+  });
 }
 
 }  // namespace qrm::checkpoint

@@ -87,4 +87,9 @@ inline bool IsUnsupportedVersion(const Status& s) {
 // Returns how many were removed.
 StatusOr<int> RemoveStaleTempFiles(const std::string& path);
 
+// The same for every file of directory `dir` at once (".<name>.tmp-XXXXXX" for any name),
+// for owners of a directory of checkpoints, whose crashed first write of a file left a
+// temp file but no file to name.
+StatusOr<int> RemoveStaleTempFilesIn(const std::string& dir);
+
 }  // namespace qrm::checkpoint

@@ -6,6 +6,7 @@
 
 #include "common/log.h"
 #include "qrm/admission/parallel.h"
+#include "qrm/topology/policy_names.h"
 
 namespace qrm::host {
 namespace {
@@ -56,6 +57,26 @@ StatusOr<topology::ResourceHints> FromProtoHints(
       hints.push_back(topology::TopologyHint::Of(*mask, h.preferred()));
     }
     out[resource] = std::move(hints);
+  }
+  return out;
+}
+
+// Each plugin's answer in the merge's terms. Under the pod scope a plugin
+// without pod-level hints (UNIMPLEMENTED) has no preference.
+template <typename Response>
+std::vector<StatusOr<topology::ResourceHints>> ToHints(
+    const std::vector<StatusOr<Response>>& responses, const std::vector<std::string>& plugins,
+    bool unimplemented_means_no_preference) {
+  std::vector<StatusOr<topology::ResourceHints>> out;
+  for (size_t i = 0; i < responses.size(); ++i) {
+    if (responses[i].ok()) {
+      out.push_back(FromProtoHints(responses[i]->resource_hints(), plugins[i]));
+    } else if (unimplemented_means_no_preference &&
+               responses[i].status().code() == StatusCode::kUnimplemented) {
+      out.push_back(topology::ResourceHints{});
+    } else {
+      out.push_back(responses[i].status());
+    }
   }
   return out;
 }
@@ -135,8 +156,6 @@ std::vector<Admission::Target> Admission::TargetsFor(const ContainerRequest& req
 
 StatusOr<topology::TopologyHint> Admission::ContainerAffinity(const ContainerRequest& request,
                                                               std::vector<Target>& targets) {
-  auto log = Logger("admission");
-  const FailurePolicy on_failure = options_.failure_policies.For(QosLevelOf(request.annotations));
   const pb::ResourceRequest base = ToResourceRequest(request);
   auto responses =
       ParallelMap<StatusOr<pb::ResourceHintsResponse>>(workers_, targets.size(), [&](size_t i) {
@@ -144,30 +163,10 @@ StatusOr<topology::TopologyHint> Admission::ContainerAffinity(const ContainerReq
         req.set_resource_name(targets[i].resource);
         return targets[i].endpoint->GetTopologyHints(req, options_.rpc_timeout);
       });
-  topology::ProvidersHints providers;
-  for (size_t i = 0; i < targets.size(); ++i) {
-    StatusOr<topology::ResourceHints> hints =
-        responses[i].ok() ? FromProtoHints(responses[i]->resource_hints(), targets[i].resource)
-                          : StatusOr<topology::ResourceHints>(responses[i].status());
-    if (!hints.ok()) {
-      if (on_failure == FailurePolicy::kIgnore) {
-        log->warn("{}: admitting without {}: {}", Ref(request), targets[i].resource,
-                  hints.status().message());
-        targets[i].skipped = true;
-        continue;
-      }
-      return hints.status();
-    }
-    providers.push_back(std::move(*hints));
-  }
-  auto merged = topology::Merge(options_.policy, options_.policy_options, numa_, providers);
-  if (!merged.ok()) return merged.status();
-  if (!merged->admit) {
-    return FailedPreconditionError(
-        fmt::format("topology affinity error: policy {} cannot admit {} (best hint {})",
-                    static_cast<int>(options_.policy), Ref(request), merged->best.ToString()));
-  }
-  return merged->best;
+  std::vector<std::string> names;
+  for (const auto& t : targets) names.push_back(t.resource);
+  return MergeOrReject(request, targets, ToHints(responses, names, false),
+                       fmt::format("{}", Ref(request)));
 }
 
 StatusOr<topology::TopologyHint> Admission::PodAffinity(const ContainerRequest& request,
@@ -175,8 +174,6 @@ StatusOr<topology::TopologyHint> Admission::PodAffinity(const ContainerRequest& 
   if (auto pod = state_.GetPod(request.pod_uid); pod && pod->pod_affinity) {
     return topology::TopologyHint::Of(*pod->pod_affinity, true);
   }
-  auto log = Logger("admission");
-  const FailurePolicy on_failure = options_.failure_policies.For(QosLevelOf(request.annotations));
   pb::PodResourceRequest base;
   base.set_pod_uid(request.pod_uid);
   base.set_pod_namespace(request.pod_namespace);
@@ -195,37 +192,43 @@ StatusOr<topology::TopologyHint> Admission::PodAffinity(const ContainerRequest& 
         req.set_resource_name(targets[i].resource);
         return targets[i].endpoint->GetPodTopologyHints(req, options_.rpc_timeout);
       });
+  std::vector<std::string> names;
+  for (const auto& t : targets) names.push_back(t.resource);
+  auto best = MergeOrReject(
+      request, targets, ToHints(responses, names, true),
+      fmt::format("pod {}/{} ({})", request.pod_namespace, request.pod_name, request.pod_uid));
+  if (!best.ok()) return best;
+  QRM_RETURN_IF_ERROR(state_.SetPodAffinity(request.pod_uid, request.pod_name,
+                                            request.pod_namespace,
+                                            best->affinity.value_or(numa_.DefaultAffinity())));
+  return best;
+}
+
+StatusOr<topology::TopologyHint> Admission::MergeOrReject(
+    const ContainerRequest& request, std::vector<Target>& targets,
+    std::vector<StatusOr<topology::ResourceHints>> hints, const std::string& subject) {
+  auto log = Logger("admission");
+  const FailurePolicy on_failure = options_.failure_policies.For(QosLevelOf(request.annotations));
   topology::ProvidersHints providers;
   for (size_t i = 0; i < targets.size(); ++i) {
-    if (!responses[i].ok() && responses[i].status().code() == StatusCode::kUnimplemented) {
-      providers.emplace_back();  // no pod-level opinion: no preference
-      continue;
-    }
-    StatusOr<topology::ResourceHints> hints =
-        responses[i].ok() ? FromProtoHints(responses[i]->resource_hints(), targets[i].resource)
-                          : StatusOr<topology::ResourceHints>(responses[i].status());
-    if (!hints.ok()) {
+    if (!hints[i].ok()) {
       if (on_failure == FailurePolicy::kIgnore) {
-        log->warn("{}: admitting without {}: {}", Ref(request), targets[i].resource,
-                  hints.status().message());
+        log->warn("{}: admitting without {}: {}", subject, targets[i].resource,
+                  hints[i].status().message());
         targets[i].skipped = true;
         continue;
       }
-      return hints.status();
+      return hints[i].status();
     }
-    providers.push_back(std::move(*hints));
+    providers.push_back(std::move(*hints[i]));
   }
   auto merged = topology::Merge(options_.policy, options_.policy_options, numa_, providers);
   if (!merged.ok()) return merged.status();
   if (!merged->admit) {
     return FailedPreconditionError(
-        fmt::format("topology affinity error: policy {} cannot admit pod {}/{} ({}) (best hint {})",
-                    static_cast<int>(options_.policy), request.pod_namespace, request.pod_name,
-                    request.pod_uid, merged->best.ToString()));
+        fmt::format("topology affinity error: policy {} cannot admit {} (best hint {})",
+                    topology::PolicyName(options_.policy), subject, merged->best.ToString()));
   }
-  QRM_RETURN_IF_ERROR(
-      state_.SetPodAffinity(request.pod_uid, request.pod_name, request.pod_namespace,
-                            merged->best.affinity.value_or(numa_.DefaultAffinity())));
   return merged->best;
 }
 
@@ -236,6 +239,8 @@ StatusOr<AdmissionResult> Admission::Admit(const ContainerRequest& request) {
         "admission needs a pod uid and a container name (got pod uid \"{}\", container \"{}\")",
         request.pod_uid, request.container_name));
   }
+  // A uid the checkpoint cannot name a file after is refused before any plugin allocates.
+  QRM_RETURN_IF_ERROR(StateStore::ValidatePodUid(request.pod_uid));
   for (const auto& [name, quantity] : request.resources) {
     if (!std::isfinite(quantity) || quantity < 0) {
       return InvalidArgumentError(fmt::format("{}: requested {} = {} must be finite and >= 0",
@@ -248,7 +253,7 @@ StatusOr<AdmissionResult> Admission::Admit(const ContainerRequest& request) {
     auto update = BuildContainerUpdate(stored->resources);
     if (!update.ok()) return update.status();
     log->info("{}: already admitted, returning the checkpointed result", Ref(request));
-    return AdmissionResult{std::move(*stored), std::move(*update), true, {}};
+    return AdmissionResult{*stored, std::move(*update), true, {}};
   }
 
   // Aliased quantities are what the plugins see.
@@ -329,7 +334,7 @@ StatusOr<AdmissionResult> Admission::Admit(const ContainerRequest& request) {
 
 void Admission::Rollback(const ContainerRequest& request, const std::vector<Target>& allocated) {
   auto log = Logger("admission");
-  const std::optional<PodAllocation> pod = state_.GetPod(request.pod_uid);
+  const std::shared_ptr<const PodAllocation> pod = state_.GetPod(request.pod_uid);
   ParallelMap<int>(workers_, allocated.size(), [&](size_t i) {
     const Target& t = allocated[i];
     if (Status s = t.endpoint->RemovePod(request.pod_uid, options_.rpc_timeout); !s.ok()) {

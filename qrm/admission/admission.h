@@ -37,10 +37,10 @@
 
 #include "common/status.h"
 #include "qrm/admission/container_request.h"
-#include "qrm/admission/pod_locks.h"
 #include "qrm/admission/qos.h"
 #include "qrm/apply/container_update.h"
 #include "qrm/registry/plugin_registry.h"
+#include "qrm/state/pod_locks.h"
 #include "qrm/state/state_store.h"
 #include "qrm/topology/merge.h"
 
@@ -102,6 +102,11 @@ class Admission {
                                                std::vector<Target>& targets);
   StatusOr<topology::TopologyHint> ContainerAffinity(const ContainerRequest& request,
                                                      std::vector<Target>& targets);
+  // Applies the failure policy to each plugin's hints, merges, and rejects
+  // what the policy does not admit; `subject` names the container or pod.
+  StatusOr<topology::TopologyHint> MergeOrReject(
+      const ContainerRequest& request, std::vector<Target>& targets,
+      std::vector<StatusOr<topology::ResourceHints>> hints, const std::string& subject);
   void Rollback(const ContainerRequest& request, const std::vector<Target>& allocated);
 
   const AdmissionOptions options_;

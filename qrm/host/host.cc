@@ -18,12 +18,12 @@ Status Host::Start(RuntimeApplier& applier, RuntimeView* view) {
                                                     : LoadNumaInfo(options_.sysfs_root);
   if (!numa.ok()) return numa.status();
 
-  state_ = std::make_unique<StateStore>(options_.state_path);
+  state_ = std::make_unique<StateStore>(options_.state_dir);
   QRM_RETURN_IF_ERROR(state_->Load());
   if (state_->recovered_from_corruption()) {
     log->error(
-        "host checkpoint was corrupt and has been moved aside; starting empty and "
-        "rebuilding from the plugins and the runtime: {}",
+        "host checkpoint: corrupt pod file(s) were moved aside and left out; rebuilding "
+        "those pods from the plugins and the runtime: {}",
         state_->recovery_message());
   }
   workers_ = std::make_unique<boost::asio::thread_pool>(options_.worker_threads);

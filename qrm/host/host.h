@@ -27,7 +27,9 @@ namespace qrm::host {
 struct HostOptions {
   RegistryOptions registry;
   AdmissionOptions admission;
-  std::string state_path = "/var/lib/qrm/state/qrm_checkpoint.json";
+  // The host checkpoint: one file per pod in <state_dir>/pods (see qrm/state/README.md);
+  // created with mode 0700 if missing.
+  std::string state_dir = "/var/lib/qrm/state";
   std::chrono::milliseconds reconcile_period{3000};
   size_t worker_threads = 16;
   std::string sysfs_root = "/sys";

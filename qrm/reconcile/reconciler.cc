@@ -1,29 +1,9 @@
 #include "qrm/reconcile/reconciler.h"
 
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
-
 #include "common/log.h"
 #include "qrm/admission/parallel.h"
 
 namespace qrm::host {
-namespace {
-
-namespace pb = ::resourceplugin::v1alpha1;
-
-// Byte-equality of deterministic encodings: map order cannot make two equal
-// allocations look different, and it is far cheaper than reflection.
-std::string Canonical(const google::protobuf::MessageLite& m) {
-  std::string out;
-  google::protobuf::io::StringOutputStream stream(&out);
-  google::protobuf::io::CodedOutputStream coded(&stream);
-  coded.SetSerializationDeterministic(true);
-  m.SerializeToCodedStream(&coded);
-  coded.Trim();
-  return out;
-}
-
-}  // namespace
 
 Reconciler::Reconciler(PluginRegistry& registry, StateStore& state, Admission& admission,
                        RuntimeApplier& applier, RuntimeView* view,
@@ -64,15 +44,16 @@ StatusOr<ReconcileStats> Reconciler::RunOnce() {
       auto pod = before.find(uid);
       if (pod == before.end()) continue;
       for (const auto& [name, allocation] : containers.container_resources()) {
-        auto container = pod->second.containers.find(name);
-        if (container == pod->second.containers.end()) continue;
+        auto container = pod->second->containers.find(name);
+        if (container == pod->second->containers.end()) continue;
         for (const auto& [resource, info] : allocation.resource_allocation()) {
-          auto stored = container->second.resources.find(resource);
           // Only resources this plugin holds for the container are its to change.
-          if (stored == container->second.resources.end() || resource != plugins[i]->resource()) {
+          if (resource != plugins[i]->resource() ||
+              !container->second.resources.contains(resource)) {
             continue;
           }
-          if (Canonical(stored->second) == Canonical(info)) continue;
+          // The stored side's bytes are cached by the store: only `info` is serialized.
+          if (SameAsStored(container->second, resource, info)) continue;
           changes.push_back({uid, name, resource, info});
           touched.insert({uid, name});
         }
@@ -84,8 +65,8 @@ StatusOr<ReconcileStats> Reconciler::RunOnce() {
   std::map<std::pair<std::string, std::string>, ContainerUpdate> updates;
   std::vector<StateStore::ResourceChange> valid;
   for (const auto& key : touched) {
-    std::map<std::string, pb::ResourceAllocationInfo> merged =
-        before.at(key.first).containers.at(key.second).resources;
+    const ContainerAllocation& stored = before.at(key.first)->containers.at(key.second);
+    std::map<std::string, pb::ResourceAllocationInfo> merged = stored.resources;
     for (const auto& c : changes) {
       if (c.uid == key.first && c.container == key.second) merged[c.resource] = c.info;
     }
@@ -95,17 +76,24 @@ StatusOr<ReconcileStats> Reconciler::RunOnce() {
                  key.second, update.status().message());
       continue;
     }
-    auto old_update =
-        BuildContainerUpdate(before.at(key.first).containers.at(key.second).resources);
+    auto old_update = BuildContainerUpdate(stored.resources);
     if (!old_update.ok() || !(*old_update == *update)) updates[key] = std::move(*update);
     for (const auto& c : changes) {
       if (c.uid == key.first && c.container == key.second) valid.push_back(c);
     }
   }
   if (!valid.empty()) {
-    if (Status s = state_.ApplyChanges(valid); !s.ok()) {
-      log->error("cannot persist {} reconciled change(s); retrying next tick: {}", valid.size(),
-                 s.message());
+    // Each pod's file is written on its own: if some fail, the others' changes are in
+    // effect and their containers must still reach the runtime.
+    std::set<std::string> failed;
+    if (Status s = state_.ApplyChanges(valid, &failed); !s.ok()) {
+      for (const auto& [key, update] : updates) {
+        if (!failed.contains(key.first)) pending_apply_.insert(key);
+      }
+      log->error(
+          "cannot persist the reconciled changes of {} pod(s); retrying next tick (the other "
+          "pods' changes are persisted and will be applied then): {}",
+          failed.size(), s.message());
       return s;
     }
     stats.resources_changed = static_cast<int>(valid.size());
@@ -156,7 +144,7 @@ void Reconciler::CollectGarbage(const PodResources& before, ReconcileStats& stat
     if (live->count(uid)) continue;
     if (admission_.RemovePod(uid).ok()) {
       ++stats.pods_collected;
-      log->info("pod={}/{}({}): gone from the runtime, released", pod.ns, pod.name, uid);
+      log->info("pod={}/{}({}): gone from the runtime, released", pod->ns, pod->name, uid);
     }
   }
 }

@@ -5,9 +5,13 @@
 //  1. GetResourcesAllocation, in parallel, on every live plugin that asked for
 //     reconciling (need_reconcile).
 //  2. Diff against the host checkpoint, resource by resource, for containers
-//     the checkpoint knows (others are not ours).
-//  3. Write all changes with one durable checkpoint write; if it fails,
-//     nothing is applied and the next tick tries again.
+//     the checkpoint knows (others are not ours). The checkpoint's side is
+//     compared by the bytes it cached when storing it (SameAsStored), so only
+//     the plugins' answers are serialized.
+//  3. Write the changes durably, each changed pod's file once
+//     (StateStore::ApplyChanges). Pods whose write failed keep their old state
+//     and are retried by the next tick; the other pods' changes stand, and
+//     their containers are queued for step 4 of the next tick.
 //  4. Hand each container whose owned fields changed to the RuntimeApplier,
 //     exactly once; containers whose apply failed are retried every tick.
 //  5. Garbage collection: pods in the checkpoint (as it was before the runtime

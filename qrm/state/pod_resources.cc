@@ -16,6 +16,22 @@ std::string DeterministicBytes(const google::protobuf::MessageLite& message) {
   return out;
 }
 
+void CacheResourceBytes(ContainerAllocation& container) {
+  container.resource_bytes.clear();
+  for (const auto& [resource, info] : container.resources) {
+    container.resource_bytes.emplace(resource, DeterministicBytes(info));
+  }
+}
+
+bool SameAsStored(const ContainerAllocation& container, const std::string& resource,
+                  const pb::ResourceAllocationInfo& info) {
+  auto stored = container.resources.find(resource);
+  if (stored == container.resources.end()) return false;
+  auto cached = container.resource_bytes.find(resource);
+  if (cached != container.resource_bytes.end()) return cached->second == DeterministicBytes(info);
+  return DeterministicBytes(stored->second) == DeterministicBytes(info);
+}
+
 bool operator==(const ContainerAllocation& a, const ContainerAllocation& b) {
   if (DeterministicBytes(a.request) != DeterministicBytes(b.request)) return false;
   if (a.resources.size() != b.resources.size()) return false;
@@ -30,6 +46,19 @@ bool operator==(const ContainerAllocation& a, const ContainerAllocation& b) {
 bool operator==(const PodAllocation& a, const PodAllocation& b) {
   return a.uid == b.uid && a.name == b.name && a.ns == b.ns && a.pod_affinity == b.pod_affinity &&
          a.containers == b.containers;
+}
+
+bool SamePods(const PodResources& a, const PodResources& b) {
+  if (a.size() != b.size()) return false;
+  for (auto ia = a.begin(), ib = b.begin(); ia != a.end(); ++ia, ++ib) {
+    if (ia->first != ib->first) return false;
+    if (ia->second == nullptr || ib->second == nullptr) {
+      if (ia->second != ib->second) return false;
+      continue;
+    }
+    if (!(*ia->second == *ib->second)) return false;
+  }
+  return true;
 }
 
 }  // namespace qrm::host

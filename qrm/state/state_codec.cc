@@ -13,7 +13,8 @@ namespace {
 using rapidjson::Value;
 using Allocator = rapidjson::Document::AllocatorType;
 
-constexpr std::string_view kPods = "pods";
+constexpr std::string_view kPod = "pod";  // the root, in error messages
+constexpr std::string_view kUid = "uid";
 constexpr std::string_view kName = "name";
 constexpr std::string_view kNamespace = "namespace";
 constexpr std::string_view kPodAffinity = "pod_affinity";
@@ -34,11 +35,11 @@ std::string Entry(std::string_view parent, std::string_view key) {
   return fmt::format("{}[\"{}\"]", parent, key);
 }
 
-StatusOr<Value> EncodeMessage(const google::protobuf::MessageLite& message, std::string_view where,
-                              Allocator& alloc) {
+// `bytes` is DeterministicBytes(message) (from a cache or just computed).
+StatusOr<Value> EncodeMessage(const google::protobuf::MessageLite& message,
+                              const std::string& bytes, std::string_view where, Allocator& alloc) {
   // DeterministicBytes is empty both for an empty message and on failure; only a
   // non-empty message can fail, so the two are told apart by the message's size.
-  const std::string bytes = DeterministicBytes(message);
   if (bytes.empty() && message.ByteSizeLong() != 0) {
     return InternalError(fmt::format("{}: cannot serialize {}", where, message.GetTypeName()));
   }
@@ -105,10 +106,11 @@ Status DecodeContainer(const Value& v, const std::string& where, ContainerAlloca
   return Status::Ok();
 }
 
-Status DecodePod(const Value& v, const std::string& uid, const std::string& where,
-                 PodAllocation* out) {
-  QRM_RETURN_IF_ERROR(CheckObject(v, where, {kName, kNamespace, kPodAffinity, kContainers}));
-  out->uid = uid;
+Status DecodePodAt(const Value& v, const std::string& where, PodAllocation* out) {
+  QRM_RETURN_IF_ERROR(CheckObject(v, where, {kUid, kName, kNamespace, kPodAffinity, kContainers}));
+  StatusOr<std::string> uid = RequiredString(v, kUid, where);
+  if (!uid.ok()) return uid.status();
+  out->uid = std::move(*uid);
   StatusOr<std::string> name = RequiredString(v, kName, where);
   if (!name.ok()) return name.status();
   out->name = std::move(*name);
@@ -146,54 +148,46 @@ Status DecodePod(const Value& v, const std::string& uid, const std::string& wher
 
 }  // namespace
 
-Status EncodePodResources(const PodResources& state, rapidjson::Document& out) {
+Status EncodePod(const PodAllocation& pod, rapidjson::Document& out) {
   Allocator& alloc = out.GetAllocator();
   out.SetObject();
-  Value pods(rapidjson::kObjectType);
-  for (const auto& [uid, pod] : state) {
-    const std::string pod_where = Entry(kPods, uid);
-    Value p(rapidjson::kObjectType);
-    p.AddMember(Str(kName, alloc), Str(pod.name, alloc), alloc);
-    p.AddMember(Str(kNamespace, alloc), Str(pod.ns, alloc), alloc);
-    if (pod.pod_affinity) {
-      p.AddMember(Str(kPodAffinity, alloc), Str(pod.pod_affinity->ToString(), alloc), alloc);
-    }
-    Value containers(rapidjson::kObjectType);
-    for (const auto& [name, container] : pod.containers) {
-      const std::string container_where = Entry(pod_where + ".containers", name);
-      Value c(rapidjson::kObjectType);
-      StatusOr<Value> request =
-          EncodeMessage(container.request, container_where + ".request", alloc);
-      if (!request.ok()) return request.status();
-      c.AddMember(Str(kRequest, alloc), std::move(*request), alloc);
-      Value resources(rapidjson::kObjectType);
-      for (const auto& [resource, info] : container.resources) {
-        StatusOr<Value> encoded =
-            EncodeMessage(info, Entry(container_where + ".resources", resource), alloc);
-        if (!encoded.ok()) return encoded.status();
-        resources.AddMember(Str(resource, alloc), std::move(*encoded), alloc);
-      }
-      c.AddMember(Str(kResources, alloc), resources, alloc);
-      containers.AddMember(Str(name, alloc), c, alloc);
-    }
-    p.AddMember(Str(kContainers, alloc), containers, alloc);
-    pods.AddMember(Str(uid, alloc), p, alloc);
+  const std::string pod_where(kPod);
+  out.AddMember(Str(kUid, alloc), Str(pod.uid, alloc), alloc);
+  out.AddMember(Str(kName, alloc), Str(pod.name, alloc), alloc);
+  out.AddMember(Str(kNamespace, alloc), Str(pod.ns, alloc), alloc);
+  if (pod.pod_affinity) {
+    out.AddMember(Str(kPodAffinity, alloc), Str(pod.pod_affinity->ToString(), alloc), alloc);
   }
-  out.AddMember(Str(kPods, alloc), pods, alloc);
+  Value containers(rapidjson::kObjectType);
+  for (const auto& [name, container] : pod.containers) {
+    const std::string container_where = Entry(pod_where + ".containers", name);
+    Value c(rapidjson::kObjectType);
+    StatusOr<Value> request =
+        EncodeMessage(container.request, DeterministicBytes(container.request),
+                      container_where + ".request", alloc);
+    if (!request.ok()) return request.status();
+    c.AddMember(Str(kRequest, alloc), std::move(*request), alloc);
+    Value resources(rapidjson::kObjectType);
+    for (const auto& [resource, info] : container.resources) {
+      auto cached = container.resource_bytes.find(resource);
+      StatusOr<Value> encoded = EncodeMessage(
+          info,
+          cached != container.resource_bytes.end() ? cached->second : DeterministicBytes(info),
+          Entry(container_where + ".resources", resource), alloc);
+      if (!encoded.ok()) return encoded.status();
+      resources.AddMember(Str(resource, alloc), std::move(*encoded), alloc);
+    }
+    c.AddMember(Str(kResources, alloc), resources, alloc);
+    containers.AddMember(Str(name, alloc), c, alloc);
+  }
+  out.AddMember(Str(kContainers, alloc), containers, alloc);
   return Status::Ok();
 }
 
-StatusOr<PodResources> DecodePodResources(const rapidjson::Value& data) {
-  QRM_RETURN_IF_ERROR(CheckObject(data, "data", {kPods}));
-  StatusOr<const Value*> pods = Required(data, kPods, "data");
-  if (!pods.ok()) return pods.status();
-  if (!(*pods)->IsObject()) return DataLossError("pods: not a JSON object");
-  PodResources state;
-  for (auto it = (*pods)->MemberBegin(); it != (*pods)->MemberEnd(); ++it) {
-    const std::string uid(View(it->name));
-    QRM_RETURN_IF_ERROR(DecodePod(it->value, uid, Entry(kPods, uid), &state[uid]));
-  }
-  return state;
+StatusOr<PodAllocation> DecodePod(const rapidjson::Value& data) {
+  PodAllocation pod;
+  QRM_RETURN_IF_ERROR(DecodePodAt(data, std::string(kPod), &pod));
+  return pod;
 }
 
 }  // namespace qrm::host

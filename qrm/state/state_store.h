@@ -1,28 +1,47 @@
 // StateStore: the host checkpoint, owner of PodResources in memory and on disk.
 //
+// On disk every pod has its own checkpoint file, <state_dir>/pods/<pod uid>.json (format in
+// qrm/state/README.md), so a mutation costs one small durable write whatever the number of
+// pods. The files are only ever written by this class.
+//
 // Admission and reconcile must never tell the runtime about an allocation the host could
-// forget in a crash, so every mutation is written durably (checkpoint::Write) BEFORE it
-// becomes visible in memory. If the write fails the mutation is not applied, memory keeps
-// the previous state, and the error is returned: the caller must fail its operation.
-// (A failure at the final directory fsync comes after the rename, so the file may already
-// hold the refused mutation; memory does not, and the next successful write replaces it.)
+// forget in a crash, so every mutation is written durably (checkpoint::Write of the pod's
+// file, or its removal) BEFORE it becomes visible in memory. If the write fails the
+// mutation is not applied, memory keeps the previous state, and the error is returned: the
+// caller must fail its operation. (A failure at the final directory fsync comes after the
+// rename or unlink, so the file may already reflect the refused mutation; memory does not,
+// and the next successful write of that pod replaces it.)
 //
-// Thread-safe: one mutex, held across encode + write, because writes to one path must be
-// ordered (a later state must never be overwritten by an earlier one).
+// Locking. A mutation of pod P runs in three steps:
+//   1. under P's writer lock (a per-pod mutex inside the store, see PodLocks), read P's
+//      current value under the global mutex and compute the new one (a copy: stored pods
+//      are immutable);
+//   2. still holding only P's writer lock, encode P and write its file durably;
+//   3. publish the new value under the global mutex (a pointer swap) and release P's lock.
+// The global mutex is never held across encoding or I/O, so writers of different pods
+// (admissions of different pods, which admission runs in parallel) overlap their fsyncs
+// instead of queueing behind each other, and readers (Snapshot, GetPod, GetContainer) wait
+// only for a map lookup or a pointer copy. Writers of the same pod are ordered by P's lock,
+// so a later state of P is never overwritten by an earlier one even if two callers race
+// (admission already serializes per pod; the store does not rely on it). Lock order: pod
+// writer lock, then the global mutex; no two pod locks are ever held at once.
 //
-// The file (format in qrm/state/README.md) is only ever written by this class. Call Load()
-// once before anything else; mutations are refused until it succeeds, so a store that
-// could not read its checkpoint cannot overwrite it.
+// Call Load() once before anything else (not concurrently with mutations); mutations are
+// refused until it succeeds, so a store that could not read its checkpoint cannot
+// overwrite it.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "checkpoint/checkpoint_file.h"
 #include "common/status.h"
+#include "qrm/state/pod_locks.h"
 #include "qrm/state/pod_resources.h"
 
 namespace qrm::host {
@@ -30,80 +49,122 @@ namespace qrm::host {
 class StateStore {
  public:
   static constexpr uint32_t kVersion = 1;
+  static constexpr size_t kMaxUidLength = 200;
+  // How many pod files ApplyChanges writes at once.
+  static constexpr size_t kMaxParallelWrites = 16;
 
-  // e.g. /var/lib/qrm/state/qrm_checkpoint.json; the directory must exist.
-  explicit StateStore(std::string path);
+  // e.g. /var/lib/qrm/state; Load() creates it (and pods/ inside it), mode 0700, if missing.
+  explicit StateStore(std::string state_dir);
   StateStore(const StateStore&) = delete;
   StateStore& operator=(const StateStore&) = delete;
 
-  // Removes temp files left by a crashed write, then reads the checkpoint:
-  //  * missing: empty state, OK;
-  //  * corrupt (the checkpoint library's kDataLoss): the library moved it aside, the
-  //    state starts empty and Load returns OK with recovered_from_corruption() true and
-  //    the library's message kept for the caller to log (it then rebuilds from the
-  //    plugins and the runtime). If the file could not be moved aside, that error is
-  //    returned instead, since the next write would destroy the evidence;
-  //  * unsupported version: kFailedPrecondition, file untouched (it may be a newer qrm's);
-  //  * checksummed but invalid content (bad base64, unparsable protobuf, bad
-  //    pod_affinity, wrong shape): kDataLoss naming the pod/container/resource, file left
-  //    in place. This is a qrm bug, not a disk fault, so it must not be silently dropped;
-  //  * other I/O errors (including a missing directory): returned as they are.
+  // Creates the directories if missing, removes temp files left by crashed writes, then
+  // reads every <uid>.json in pods/ (other names, such as quarantined *.corrupt-* files, are
+  // ignored):
+  //  * no files: empty state, OK;
+  //  * a corrupt file (the checkpoint library's kDataLoss): the library moved it aside, that
+  //    pod is left out, the other pods load, and Load returns OK with
+  //    recovered_from_corruption() true and a message listing every such file for the
+  //    caller to log (it then rebuilds those pods from the plugins and the runtime). If a
+  //    file could not be moved aside, that error is returned instead, since the next write
+  //    would destroy the evidence;
+  //  * unsupported version in any file: kFailedPrecondition, files untouched (they may be a
+  //    newer qrm's);
+  //  * checksummed but invalid content (bad base64, unparsable protobuf, bad pod_affinity,
+  //    wrong shape), a file not named after a valid uid, or a file whose name is not the uid
+  //    inside it: kDataLoss naming the file and the pod/container/resource, files left in
+  //    place. This is a qrm bug (or a foreign hand), not a disk fault, so it must not be
+  //    silently dropped;
+  //  * other I/O errors: returned as they are.
   Status Load();
   bool recovered_from_corruption() const;
   std::string recovery_message() const;
-  const std::string& path() const { return path_; }
+  const std::string& state_dir() const { return state_dir_; }
+  // The file of pod `uid`: <state_dir>/pods/<uid>.json.
+  std::string PodPath(const std::string& uid) const;
 
-  PodResources Snapshot() const;  // a copy
-  std::optional<PodAllocation> GetPod(const std::string& uid) const;
-  std::optional<ContainerAllocation> GetContainer(const std::string& uid,
-                                                  const std::string& container) const;
+  // Every pod, as pointers to immutable values: O(pods) pointer copies, and the result
+  // never changes, whatever the store does afterwards.
+  PodResources Snapshot() const;
+  // Null if there is no such pod / container. The result is immutable and stays valid.
+  std::shared_ptr<const PodAllocation> GetPod(const std::string& uid) const;
+  std::shared_ptr<const ContainerAllocation> GetContainer(const std::string& uid,
+                                                          const std::string& container) const;
 
   // Durable mutations (write first, then apply in memory). All fail with
-  // kFailedPrecondition before a successful Load().
+  // kFailedPrecondition before a successful Load(), and with kInvalidArgument naming the uid
+  // for a pod uid that is not a safe file name (ValidatePodUid).
 
   // Creates or replaces the container's allocation, creating the pod entry if needed and
   // updating its name and namespace. allocation.request.resource_name is cleared (one
-  // request stands for all the container's resources). kInvalidArgument for an empty uid,
+  // request stands for all the container's resources). kInvalidArgument for an empty
   // container or resource name.
   Status PutContainer(const std::string& uid, const std::string& pod_name, const std::string& ns,
                       const std::string& container, ContainerAllocation allocation);
   // Records the pod-scope affinity, creating the pod entry if needed. kInvalidArgument for
-  // an empty uid or mask (an empty mask would be indistinguishable from "none" on disk).
+  // an empty mask (an empty mask would be indistinguishable from "none" on disk).
   Status SetPodAffinity(const std::string& uid, const std::string& pod_name, const std::string& ns,
                         NumaMask affinity);
   // Removing the last container keeps the pod entry (and its pod affinity, which the
   // pod's later containers must reuse) until RemovePod. Removing something that is not
   // there is OK and writes nothing: the kubelet may remove what was never admitted.
   Status RemoveContainer(const std::string& uid, const std::string& container);
+  // Deletes the pod's file durably (unlink, then fsync of pods/), then forgets the pod.
   Status RemovePod(const std::string& uid);
 
-  // Applies many resource changes with ONE durable write (the reconcile loop): each sets
-  // (uid, container, resource) to `info`, adding the resource if new. Changes whose pod or
-  // container vanished meanwhile are skipped, as are changes that alter nothing; if nothing
-  // is left, nothing is written. A later change to the same key wins.
+  // Applies many resource changes (the reconcile loop): each sets (uid, container,
+  // resource) to `info`, adding the resource if new. Changes whose pod or container
+  // vanished meanwhile are skipped, as are changes that alter nothing; a later change to the
+  // same key wins. Each affected pod's file is written once, under the rules above (the
+  // pod's writer lock, write, publish), by up to kMaxParallelWrites threads at a time;
+  // unaffected pods are not written at all.
+  //
+  // Not atomic across pods: if a pod's write fails the others are still written, the error
+  // of the first failed pod (in uid order) is returned, and the uids of the failed pods,
+  // whose changes did not take effect (as for any failed mutation), are added to
+  // `failed_uids` if given; the other pods' changes are in effect. A crash in the middle
+  // likewise leaves some pods updated and others not. Both are safe: every pod file is
+  // self-consistent on its own, and the next reconcile tick diffs the plugins' reports
+  // against the checkpoint again and redoes what is missing.
   struct ResourceChange {
     std::string uid, container, resource;
     pb::ResourceAllocationInfo info;
   };
-  Status ApplyChanges(const std::vector<ResourceChange>& changes);
+  Status ApplyChanges(const std::vector<ResourceChange>& changes,
+                      std::set<std::string>* failed_uids = nullptr);
 
-  // Test hook: fault injection passed through to checkpoint::WriteOptions::fault_hook.
+  // OK if `uid` can name a file in pods/: non-empty, at most kMaxUidLength bytes, no '/' or
+  // NUL, and not starting with '.' (which also excludes "." and ".."; dot files are the
+  // checkpoint library's temp files). Kubernetes uids are UUIDs; anything else is refused
+  // with kInvalidArgument naming the uid.
+  static Status ValidatePodUid(const std::string& uid);
+
+  // Test hook: fault injection passed through to checkpoint::WriteOptions::fault_hook for
+  // every pod file written. RemovePod's deletion reports its unlink as kRename (the step
+  // that changes what the file name holds) and its directory fsync as kSyncDir. The hook is
+  // called from the writing thread, with no store lock held but the pod's writer lock, and
+  // may be called from several threads at once (writers of different pods, ApplyChanges).
   void SetFaultHookForTesting(checkpoint::FaultHook hook);
 
  private:
-  // Saves the pods named by `uids`, runs `mutate` on state_, writes state_ durably and, if
-  // the write fails, restores the saved pods. Readers never see the intermediate state
-  // because they wait on mu_, which the caller holds.
-  template <typename Mutate>
-  Status CommitLocked(const std::vector<std::string>& uids, Mutate&& mutate);
+  // What a mutation does to a pod, computed from its current value (null if none):
+  // nothing (nullopt), store a new value (non-null) or remove the pod (null).
+  using PodEdit = std::optional<std::shared_ptr<const PodAllocation>>;
+  // Runs a mutation of pod `uid` as described in the header comment.
+  template <typename Edit>
+  Status UpdatePod(const std::string& uid, Edit&& edit);
+  Status WritePodFile(const PodAllocation& pod, const checkpoint::FaultHook& hook) const;
+  Status RemovePodFile(const std::string& uid, const checkpoint::FaultHook& hook) const;
   Status CheckLoadedLocked() const;
 
-  const std::string path_;
-  mutable std::mutex mu_;
+  const std::string state_dir_;
+  const std::string pods_dir_;
+  PodLocks writers_;       // per pod, held across one durable write
+  mutable std::mutex mu_;  // guards everything below; never held across I/O after Load
   bool loaded_ = false;
   bool recovered_ = false;
   std::string recovery_message_;
-  PodResources state_;
+  PodResources pods_;
   checkpoint::FaultHook fault_hook_;
 };
 

@@ -91,7 +91,7 @@ TEST_CASE("three slots land on one node, with envs and annotation", "[example]")
   CHECK(r->update.envs.at("ACCEL_NUMA_NODES") == "0");
   CHECK(r->update.annotations.at(kRes) == "node0:3");
   CHECK(r->update.owned.empty());  // no cgroup field is the example's
-  CHECK(f.host().state().GetContainer("p1", "c0").has_value());
+  CHECK(f.host().state().GetContainer("p1", "c0") != nullptr);
   CHECK(f.Allocatable().aggregated_allocatable_quantity() == 5);
 }
 
@@ -131,7 +131,7 @@ TEST_CASE("a request above what is free is refused and leaves nothing", "[exampl
   REQUIRE_FALSE(r.ok());
   CHECK(r.status().code() == StatusCode::kResourceExhausted);
   CHECK_THAT(r.status().message(), Contains("free: node0=0 node1=2"));
-  CHECK_FALSE(f.host().state().GetPod("p2").has_value());
+  CHECK(f.host().state().GetPod("p2") == nullptr);
   CHECK(f.Allocations().pod_resources().count("p2") == 0);
   CHECK(f.Allocatable().aggregated_allocatable_quantity() == 2);
 
@@ -141,7 +141,7 @@ TEST_CASE("a request above what is free is refused and leaves nothing", "[exampl
   CHECK(huge.status().code() == StatusCode::kInvalidArgument);
   CHECK_THAT(huge.status().message(),
              Contains("resource_requests[\"example.qrm.io/accel-slots\"] = 9"));
-  CHECK_FALSE(f.host().state().GetPod("p3").has_value());
+  CHECK(f.host().state().GetPod("p3") == nullptr);
 }
 
 TEST_CASE("RemovePod through the host frees the slots", "[example]") {
@@ -153,7 +153,7 @@ TEST_CASE("RemovePod through the host frees the slots", "[example]") {
   REQUIRE(f.host().admission().RemovePod("p1").ok());
   CHECK(f.Allocatable().aggregated_allocatable_quantity() == 8);
   CHECK(f.Allocations().pod_resources().empty());
-  CHECK_FALSE(f.host().state().GetPod("p1").has_value());
+  CHECK(f.host().state().GetPod("p1") == nullptr);
 }
 
 TEST_CASE("a restarted plugin restores its allocations from its state file", "[example]") {

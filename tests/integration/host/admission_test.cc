@@ -31,7 +31,7 @@ TEST_CASE("hints from two plugins are merged and both allocate on the result", "
   CHECK(f.Calls("test.qrm.io/a", "Allocate") == 1);
   CHECK(f.Calls("test.qrm.io/b", "Allocate") == 1);
   // And it is durable.
-  CHECK(host.state().GetContainer("p1", "c0").has_value());
+  CHECK(host.state().GetContainer("p1", "c0") != nullptr);
 }
 
 TEST_CASE("single-numa-node rejects what fits no single node, before allocating", "[admission]") {
@@ -45,7 +45,22 @@ TEST_CASE("single-numa-node rejects what fits no single node, before allocating"
   REQUIRE_FALSE(result.ok());
   CHECK_THAT(result.status().message(), Catch::Contains("topology affinity error"));
   CHECK(f.Calls("test.qrm.io/a", "Allocate") == 0);
-  CHECK_FALSE(host.state().GetPod("p1").has_value());
+  CHECK(host.state().GetPod("p1") == nullptr);
+}
+
+TEST_CASE("a pod uid the checkpoint cannot store is refused before any plugin call",
+          "[admission]") {
+  HostFixture f;
+  Host& host = f.StartHost();
+  f.StartPlugin("test.qrm.io/a");
+  REQUIRE(f.WaitRegistered("test.qrm.io/a"));
+  auto result = host.admission().Admit(Request("../p1", "c0", {{"test.qrm.io/a", 1}}));
+  REQUIRE_FALSE(result.ok());
+  CHECK(result.status().code() == StatusCode::kInvalidArgument);
+  CHECK_THAT(result.status().message(), Catch::Contains("pod uid \"../p1\""));
+  CHECK(f.Calls("test.qrm.io/a", "GetTopologyHints") == 0);
+  CHECK(f.Calls("test.qrm.io/a", "Allocate") == 0);
+  CHECK(host.state().Snapshot().empty());
 }
 
 TEST_CASE("admission is all or nothing when the second plugin fails", "[admission]") {
@@ -63,7 +78,7 @@ TEST_CASE("admission is all or nothing when the second plugin fails", "[admissio
   // Plugin a allocated, then was told to release the pod; the host kept nothing.
   CHECK(f.Calls("test.qrm.io/a", "Allocate") == 1);
   CHECK(f.Calls("test.qrm.io/a", "RemovePod") == 1);
-  CHECK_FALSE(host.state().GetPod("p1").has_value());
+  CHECK(host.state().GetPod("p1") == nullptr);
   auto allocations =
       host.registry().Find("test.qrm.io/a")->GetResourcesAllocation(std::chrono::seconds(2));
   REQUIRE(allocations.ok());
@@ -90,8 +105,8 @@ TEST_CASE("a rollback restores the pod's other containers on the plugin", "[admi
   const auto& containers = allocations->pod_resources().at("p1").container_resources();
   CHECK(containers.count("c0") == 1);
   CHECK(containers.count("c1") == 0);
-  CHECK(host.state().GetContainer("p1", "c0").has_value());
-  CHECK_FALSE(host.state().GetContainer("p1", "c1").has_value());
+  CHECK(host.state().GetContainer("p1", "c0") != nullptr);
+  CHECK(host.state().GetContainer("p1", "c1") == nullptr);
 }
 
 TEST_CASE("a hung plugin fails the admission at the deadline", "[admission]") {
@@ -110,7 +125,7 @@ TEST_CASE("a hung plugin fails the admission at the deadline", "[admission]") {
   REQUIRE_FALSE(result.ok());
   CHECK(result.status().code() == StatusCode::kDeadlineExceeded);
   CHECK(elapsed < std::chrono::milliseconds(2500));
-  CHECK_FALSE(host.state().GetPod("p1").has_value());
+  CHECK(host.state().GetPod("p1") == nullptr);
   CHECK(f.Calls("test.qrm.io/a", "RemovePod") == 1);
   // A slow plugin is not a dead one.
   CHECK_FALSE(host.registry().Find("test.qrm.io/slow")->stopped());
@@ -137,7 +152,7 @@ TEST_CASE("shared_cores is admitted without a failing plugin, dedicated_cores is
 
   auto dedicated = host.admission().Admit(Request("p3", "c0", both, "dedicated_cores"));
   REQUIRE_FALSE(dedicated.ok());
-  CHECK_FALSE(host.state().GetPod("p3").has_value());
+  CHECK(host.state().GetPod("p3") == nullptr);
 }
 
 TEST_CASE("re-admission returns the stored result without a second Allocate", "[admission]") {
@@ -247,7 +262,7 @@ TEST_CASE("the pod scope rejects a pod whose pod-level hints cannot be aligned",
       host.admission().Admit(Request("p1", "app", {{"test.qrm.io/a", 1}, {"test.qrm.io/b", 1}}));
   REQUIRE_FALSE(result.ok());
   CHECK_THAT(result.status().message(), Catch::Contains("topology affinity error"));
-  CHECK_FALSE(host.state().GetPod("p1").has_value());
+  CHECK(host.state().GetPod("p1") == nullptr);
   CHECK(f.Calls("test.qrm.io/a", "Allocate") == 0);
 }
 
@@ -295,7 +310,7 @@ TEST_CASE("a pod stuck on a slow plugin does not hold up other pods", "[admissio
   }
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::milliseconds(1500));
   stuck.join();
-  CHECK_FALSE(host.state().GetPod("slow-pod").has_value());
+  CHECK(host.state().GetPod("slow-pod") == nullptr);
 }
 
 }  // namespace

@@ -73,7 +73,7 @@ class HostFixture {
   HostFixture() { ::mkdir(plugin_dir().c_str(), 0750); }
 
   std::string plugin_dir() const { return dir_.File("plugins"); }
-  std::string state_path() const { return dir_.File("qrm_checkpoint.json"); }
+  std::string state_dir() const { return dir_.File("state"); }
   std::string File(const std::string& name) const { return dir_.File(name); }
 
   HostOptions Options() const {
@@ -81,7 +81,7 @@ class HostFixture {
     o.registry.plugin_dir = plugin_dir();
     o.registry.dial_timeout = std::chrono::milliseconds(3000);
     o.admission.rpc_timeout = std::chrono::milliseconds(2000);
-    o.state_path = state_path();
+    o.state_dir = state_dir();
     o.reconcile_period = std::chrono::milliseconds(0);  // tests tick by hand
     o.worker_threads = 8;
     o.numa = *topology::NumaInfo::Create({0, 1});

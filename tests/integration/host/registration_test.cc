@@ -132,12 +132,12 @@ TEST_CASE("a killed plugin becomes a stopped endpoint that fails fast", "[regist
   CHECK(elapsed < std::chrono::milliseconds(100));
 
   // Its allocations stay; its capacity counts until the grace period ends.
-  CHECK(host.state().GetContainer("p1", "c").has_value());
+  CHECK(host.state().GetContainer("p1", "c") != nullptr);
   CHECK(host.registry().EndpointsWithCapacity().size() == 1);
   REQUIRE(WaitFor([&] { return host.registry().EndpointsWithCapacity().empty(); },
                   std::chrono::seconds(3)));
   CHECK(host.AggregateAllocatable().empty());
-  CHECK(host.state().GetContainer("p1", "c").has_value());
+  CHECK(host.state().GetContainer("p1", "c") != nullptr);
 }
 
 TEST_CASE("a restarted plugin replaces its stopped endpoint", "[registry]") {

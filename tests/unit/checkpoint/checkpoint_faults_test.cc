@@ -1,6 +1,8 @@
 // Crash and failure behaviour of checkpoint writes: the old file survives any
 // failure or crash before the rename, and every failure reaches the caller.
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 #include <sys/mount.h>
@@ -16,6 +18,7 @@ namespace qrm::checkpoint {
 namespace {
 
 using testing::TempDir;
+using testing::WriteFile;
 using testutil::Json;
 using testutil::ListDir;
 using testutil::ReadN;
@@ -61,6 +64,30 @@ TEST_CASE("a crash between temp write and rename leaves the old file intact",
   CHECK(*removed == 1);
   CHECK(ListDir(dir.path()) == std::vector<std::string>{"state.json"});
   CHECK(ReadN(path) == 1);
+}
+
+TEST_CASE("RemoveStaleTempFilesIn removes every file's crashed temps, nothing else",
+          "[checkpoint][crash]") {
+  TempDir dir;
+  const std::string a = dir.File("a.json");
+  const std::string b = dir.File("b.json");  // never completed: only its temp exists
+  REQUIRE(Write(a, 1, Json(R"({"n": 1})")).ok());
+  REQUIRE(WriteAndCrash(a, WriteStep::kRename) == 42);
+  REQUIRE(WriteAndCrash(b, WriteStep::kSyncTemp) == 42);
+  for (const char* keep : {"a.json.corrupt-1700000000", ".hidden", ".tmp-abcdef", "x.tmp-abcdef",
+                           ".c.json.tmp-abcdefg"}) {
+    WriteFile(dir.File(keep), "keep");
+  }
+  REQUIRE(ListDir(dir.path()).size() == 8);
+  auto removed = RemoveStaleTempFilesIn(dir.path());
+  REQUIRE(removed.ok());
+  CHECK(*removed == 2);
+  std::vector<std::string> names = ListDir(dir.path());
+  std::sort(names.begin(), names.end());
+  CHECK(names == std::vector<std::string>{".c.json.tmp-abcdefg", ".hidden", ".tmp-abcdef", "a.json",
+                                          "a.json.corrupt-1700000000", "x.tmp-abcdef"});
+  CHECK(ReadN(a) == 1);
+  CHECK_FALSE(RemoveStaleTempFilesIn(dir.File("missing")).ok());
 }
 
 TEST_CASE("a crash at any step leaves either the old or the new content", "[checkpoint][crash]") {

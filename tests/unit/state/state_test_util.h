@@ -1,6 +1,7 @@
 // Shared fixtures for the host checkpoint tests: a realistic state to store.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -87,8 +88,7 @@ inline ContainerAllocation Container(const std::string& uid, const std::string& 
 // Three pods, one under the pod scope (with affinity and an init container), one with a
 // NIC allocation, one with an empty container (admitted, nothing allocated).
 inline PodResources SampleState() {
-  PodResources s;
-  PodAllocation& a = s["uid-a"];
+  PodAllocation a;
   a.uid = "uid-a";
   a.name = "web";
   a.ns = "default";
@@ -98,18 +98,24 @@ inline PodResources SampleState() {
   init.request.set_container_type(pb::ContainerType::INIT);
   a.containers["init"] = init;
 
-  PodAllocation& b = s["uid-b"];
+  PodAllocation b;
   b.uid = "uid-b";
   b.name = "db";
   b.ns = "prod";
   b.containers["pg"] = Container("uid-b", "prod", "db", "pg", 4);
   b.containers["pg"].resources["nic"] = NicInfo();
 
-  PodAllocation& c = s["uid-c"];
+  PodAllocation c;
   c.uid = "uid-c";
   c.name = "ünïcödé \"pod\"";
   c.ns = "kube-system";
   c.containers["sidecar"].request.set_pod_uid("uid-c");
+
+  PodResources s;
+  for (PodAllocation* pod : {&a, &b, &c}) {
+    const std::string uid = pod->uid;
+    s[uid] = std::make_shared<const PodAllocation>(std::move(*pod));
+  }
   return s;
 }
 

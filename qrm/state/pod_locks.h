@@ -1,5 +1,6 @@
 // PodLocks: serializes work on one pod while different pods proceed in
-// parallel. Entries live only while someone holds or waits for them.
+// parallel. Entries live only while someone holds or waits for them. Admission holds one per
+// pod across a whole admission; StateStore holds its own per pod across one durable write.
 #pragma once
 
 #include <map>
