@@ -1,0 +1,39 @@
+// Unix socket files for qrm's gRPC servers: where they may be created and who may use them.
+//
+// Every server (CRI shim, pod-resources, admin, plugin registration, plugins) prepares its
+// path the same way: the parent directory is created with a restrictive mode if missing; a
+// socket file left by a crashed run is removed, but any other kind of file in the way is an
+// error (never deleted); after the server binds, the socket gets mode 0600 (or 0660 with a
+// configured group) so only root (or that group) can connect.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <sys/types.h>
+
+#include "common/status.h"
+
+namespace qrm {
+
+struct SocketPermissions {
+  mode_t mode = 0600;
+  std::optional<gid_t> group;  // chown to this group (keep the owner); with mode 0660
+};
+
+// Creates the parent directories (mode `dir_mode`) and removes a stale socket at `path`.
+// kFailedPrecondition if a non-socket file is there; kInvalidArgument if the path is longer
+// than a sockaddr_un can hold.
+Status PrepareSocketPath(const std::string& path, mode_t dir_mode = 0750);
+
+// Applies the permissions to the bound socket file.
+Status ApplySocketPermissions(const std::string& path, const SocketPermissions& perms);
+
+// "unix:///run/x.sock", "unix:/run/x.sock" or "/run/x.sock" -> "/run/x.sock". Anything else
+// (tcp, relative paths, empty) is kInvalidArgument naming `flag` and the value.
+StatusOr<std::string> ParseUnixEndpoint(const std::string& endpoint, const std::string& flag);
+
+// Looks a group up by name or numeric id; kInvalidArgument naming `flag` when unknown.
+StatusOr<gid_t> ResolveGroup(const std::string& name_or_id, const std::string& flag);
+
+}  // namespace qrm

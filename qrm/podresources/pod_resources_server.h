@@ -1,0 +1,53 @@
+// PodResourcesServer: the kubelet's podresources v1 service (List, GetAllocatableResources,
+// Get) on qrm's own Unix socket, for tools such as node-feature-discovery's topology updater.
+//
+// List and Get read a snapshot of the host checkpoint (no lock held while answering);
+// GetAllocatableResources asks the plugins (through a callback, normally
+// Host::AggregateAllocatable). Every call takes a token from a TokenBucket first and is
+// answered RESOURCE_EXHAUSTED when none is left, as the kubelet does.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include <grpcpp/server.h>
+
+#include "common/status.h"
+#include "qrm/podresources/conversion.h"
+#include "qrm/state/state_store.h"
+
+namespace qrm::host {
+
+struct PodResourcesOptions {
+  std::string socket = "/var/lib/qrm/pod-resources.sock";
+  double qps = 100;  // <= 0: unlimited
+  int burst = 10;
+  PodResourcesMapping mapping;
+};
+
+using AllocatableSource = std::function<
+    std::map<std::string, ::resourceplugin::v1alpha1::AllocatableTopologyAwareResource>()>;
+
+class PodResourcesServer {
+ public:
+  PodResourcesServer(PodResourcesOptions options, const StateStore& state,
+                     AllocatableSource allocatable);
+  ~PodResourcesServer();
+  PodResourcesServer(const PodResourcesServer&) = delete;
+  PodResourcesServer& operator=(const PodResourcesServer&) = delete;
+
+  // Replaces a stale socket file (never a non-socket), creates the socket mode 0600 in a
+  // directory created 0750 if missing, and starts serving.
+  Status Start();
+  void Stop();  // idempotent
+
+ private:
+  class Service;
+  PodResourcesOptions options_;
+  std::unique_ptr<Service> service_;
+  std::unique_ptr<grpc::Server> server_;
+};
+
+}  // namespace qrm::host

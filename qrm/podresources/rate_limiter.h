@@ -1,0 +1,30 @@
+// TokenBucket: the pod-resources service's rate limit (the kubelet's defaults: 100 requests
+// per second, bursts of 10), so a misbehaving monitoring agent cannot keep the host busy.
+#pragma once
+
+#include <chrono>
+#include <mutex>
+
+namespace qrm::host {
+
+class TokenBucket {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  // qps <= 0 disables the limit.
+  TokenBucket(double qps, int burst);
+
+  // Takes one token if available.
+  bool TryAcquire() { return TryAcquire(Clock::now()); }
+  bool TryAcquire(Clock::time_point now);  // for tests: an explicit clock
+
+ private:
+  const double qps_;
+  const double burst_;
+  std::mutex mu_;
+  double tokens_;
+  Clock::time_point last_;
+  bool started_ = false;
+};
+
+}  // namespace qrm::host
