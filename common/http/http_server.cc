@@ -1,0 +1,190 @@
+#include "common/http/http_server.h"
+
+#include <thread>
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <fmt/format.h>
+
+#include "common/log.h"
+#include "common/metrics/metrics.h"
+#include "common/quote.h"
+
+namespace qrm::http {
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+using tcp = asio::ip::tcp;
+
+namespace {
+
+// One connection: read a request, answer, repeat while keep-alive.
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(tcp::socket socket, const std::map<std::string, Handler>& routes)
+      : stream_(std::move(socket)), routes_(routes) {}
+
+  void Start() { Read(); }
+
+ private:
+  void Read() {
+    request_ = {};
+    stream_.expires_after(std::chrono::seconds(30));
+    beast::http::async_read(stream_, buffer_, request_,
+                            [self = shared_from_this()](beast::error_code ec, size_t) {
+                              if (!ec) self->Answer();
+                            });
+  }
+
+  void Answer() {
+    auto response = std::make_shared<beast::http::response<beast::http::string_body>>();
+    response->version(request_.version());
+    response->keep_alive(request_.keep_alive());
+    std::string target(request_.target());
+    if (size_t q = target.find('?'); q != std::string::npos) target.resize(q);
+    auto route = routes_.find(target);
+    if (request_.method() != beast::http::verb::get &&
+        request_.method() != beast::http::verb::head) {
+      response->result(beast::http::status::method_not_allowed);
+      response->body() = "only GET\n";
+    } else if (route == routes_.end()) {
+      response->result(beast::http::status::not_found);
+      response->body() = "not found\n";
+    } else {
+      Response r = route->second();
+      response->result(static_cast<unsigned>(r.status));
+      response->set(beast::http::field::content_type, r.content_type);
+      if (request_.method() == beast::http::verb::get) response->body() = std::move(r.body);
+    }
+    response->prepare_payload();
+    beast::http::async_write(
+        stream_, *response, [self = shared_from_this(), response](beast::error_code ec, size_t) {
+          if (ec || !response->keep_alive()) {
+            beast::error_code ignored;
+            self->stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+            return;
+          }
+          self->Read();
+        });
+  }
+
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+  beast::http::request<beast::http::string_body> request_;
+  const std::map<std::string, Handler>& routes_;
+};
+
+StatusOr<tcp::endpoint> ParseAddress(const std::string& address) {
+  const size_t colon = address.rfind(':');
+  auto bad = [&] {
+    return InvalidArgumentError(
+        fmt::format("metrics_address: invalid value {} (expected IP:PORT, e.g. 127.0.0.1:9464)",
+                    Quote(address)));
+  };
+  if (colon == std::string::npos) return bad();
+  std::string host = address.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  const std::string port_text = address.substr(colon + 1);
+  if (port_text.empty() || port_text.size() > 5 ||
+      port_text.find_first_not_of("0123456789") != std::string::npos) {
+    return bad();
+  }
+  const int port = std::stoi(port_text);
+  if (port > 65535) return bad();
+  beast::error_code ec;
+  auto ip = asio::ip::make_address(host, ec);
+  if (ec) return bad();
+  return tcp::endpoint(ip, static_cast<unsigned short>(port));
+}
+
+}  // namespace
+
+class HttpServer::Impl {
+ public:
+  Impl(std::string address, std::map<std::string, Handler> routes)
+      : address_(std::move(address)), routes_(std::move(routes)) {}
+  ~Impl() { Stop(); }
+
+  Status Start() {
+    auto endpoint = ParseAddress(address_);
+    if (!endpoint.ok()) return endpoint.status();
+    beast::error_code ec;
+    acceptor_.open(endpoint->protocol(), ec);
+    if (!ec) acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
+    if (!ec) acceptor_.bind(*endpoint, ec);
+    if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+    if (ec) {
+      return UnavailableError(fmt::format("metrics_address {}: {}", address_, ec.message()));
+    }
+    port_ = acceptor_.local_endpoint().port();
+    Accept();
+    thread_ = std::thread([this] { io_.run(); });
+    Logger("http")->info("serving /metrics /healthz /readyz on {}",
+                         fmt::format("{}:{}", endpoint->address().to_string(), port_));
+    return Status::Ok();
+  }
+
+  void Stop() {
+    if (!thread_.joinable()) return;
+    asio::post(io_, [this] {
+      beast::error_code ignored;
+      acceptor_.close(ignored);
+    });
+    io_.stop();
+    thread_.join();
+  }
+
+  int port() const { return port_; }
+
+ private:
+  void Accept() {
+    acceptor_.async_accept([this](beast::error_code ec, tcp::socket socket) {
+      if (ec) return;  // closed
+      std::make_shared<Session>(std::move(socket), routes_)->Start();
+      Accept();
+    });
+  }
+
+  const std::string address_;
+  const std::map<std::string, Handler> routes_;
+  asio::io_context io_;
+  tcp::acceptor acceptor_{io_};
+  std::thread thread_;
+  int port_ = 0;
+};
+
+HttpServer::HttpServer(std::string address, std::map<std::string, Handler> routes)
+    : impl_(std::make_unique<Impl>(std::move(address), std::move(routes))) {}
+HttpServer::~HttpServer() = default;
+Status HttpServer::Start() {
+  return impl_->Start();
+}
+void HttpServer::Stop() {
+  impl_->Stop();
+}
+int HttpServer::port() const {
+  return impl_->port();
+}
+
+std::map<std::string, Handler> StandardRoutes(std::function<bool()> ready) {
+  return {
+      {"/metrics",
+       [] {
+         return Response{200, "text/plain; version=0.0.4; charset=utf-8",
+                         metrics::Default().Exposition()};
+       }},
+      {"/healthz",
+       [] {
+         return Response{200, "text/plain; charset=utf-8", "ok\n"};
+       }},
+      {"/readyz",
+       [ready = std::move(ready)] {
+         return ready() ? Response{200, "text/plain; charset=utf-8", "ok\n"}
+                        : Response{503, "text/plain; charset=utf-8", "not ready\n"};
+       }},
+  };
+}
+
+}  // namespace qrm::http
