@@ -1,0 +1,68 @@
+// PeerCheckedListener: serves a gRPC server on a Unix socket, admitting only peers whose
+// credentials (SO_PEERCRED) are on an allowlist.
+//
+// gRPC's own Unix listener cannot refuse a connection by peer, so this class owns the
+// listening socket: it accepts, reads the peer's uid/gid/pid from the kernel, closes the
+// connection with a logged reason if the peer is not allowed, and otherwise hands the
+// connected descriptor to the server (grpc::AddInsecureChannelFromFd). Used for the sockets
+// through which something can change what qrm does: plugin registration and the admin socket.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <set>
+#include <string>
+#include <thread>
+
+#include <sys/types.h>
+
+#include "common/status.h"
+#include "common/unix_socket.h"
+
+namespace grpc {
+class Server;
+}
+
+namespace qrm {
+
+struct PeerAllowlist {
+  std::set<uid_t> uids = {0};  // default: root only
+  std::set<gid_t> gids;        // peers whose primary gid is listed are allowed too
+  bool Allows(uid_t uid, gid_t gid) const { return uids.contains(uid) || gids.contains(gid); }
+};
+
+// Parses "0,1000" / "root,qrm" style lists for flags; errors name `flag`.
+StatusOr<std::set<uid_t>> ParseUidList(const std::string& text, const std::string& flag);
+
+class PeerCheckedListener {
+ public:
+  PeerCheckedListener(std::string path, PeerAllowlist allow, SocketPermissions perms,
+                      std::string component);
+  ~PeerCheckedListener();
+  PeerCheckedListener(const PeerCheckedListener&) = delete;
+  PeerCheckedListener& operator=(const PeerCheckedListener&) = delete;
+
+  // Prepares the path (stale socket removed), binds, applies the permissions and starts
+  // accepting for `server`, which must be started and must outlive Stop().
+  Status Start(grpc::Server* server);
+  void Stop();  // idempotent; removes the socket file
+
+  int refused() const { return refused_.load(); }
+  int accepted() const { return accepted_.load(); }
+
+ private:
+  void AcceptLoop();
+
+  const std::string path_;
+  const PeerAllowlist allow_;
+  const SocketPermissions perms_;
+  const std::string component_;
+  grpc::Server* server_ = nullptr;
+  int listen_fd_ = -1;
+  int wake_fd_ = -1;  // eventfd that ends the accept loop
+  std::thread thread_;
+  std::atomic<int> refused_{0};
+  std::atomic<int> accepted_{0};
+};
+
+}  // namespace qrm

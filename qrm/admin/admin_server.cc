@@ -1,0 +1,129 @@
+#include "qrm/admin/admin_server.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include "api/admin_v1.grpc.pb.h"
+#include "common/log.h"
+#include "qrm/admission/qos.h"
+#include "qrm/apply/container_update.h"
+
+namespace qrm::host {
+namespace adm = ::qrm::admin::v1;
+
+namespace {
+
+int64_t UnixSeconds(std::chrono::system_clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::seconds>(t.time_since_epoch()).count();
+}
+
+bool Matches(const PodAllocation& pod, const std::string& filter) {
+  return filter.empty() || pod.uid == filter || pod.name == filter ||
+         pod.ns + "/" + pod.name == filter;
+}
+
+void FillContainer(const std::string& name, const ContainerAllocation& c,
+                   adm::ContainerAllocation* out) {
+  out->set_name(name);
+  for (const auto& [resource, info] : c.resources) (*out->mutable_resources())[resource] = info;
+  std::map<std::string, std::string> annotations(c.request.annotations().begin(),
+                                                 c.request.annotations().end());
+  out->set_qos_level(QosLevelOf(annotations));
+  out->set_pod_role(c.request.pod_role());
+  // What the runtime was told, merged exactly as admission and reconcile merge it.
+  auto update = BuildContainerUpdate(c.resources);
+  if (!update.ok()) return;
+  out->set_cpuset_cpus(update->resources.cpuset_cpus());
+  out->set_cpuset_mems(update->resources.cpuset_mems());
+  out->mutable_envs()->insert(update->envs.begin(), update->envs.end());
+  out->mutable_annotations()->insert(update->annotations.begin(), update->annotations.end());
+}
+
+}  // namespace
+
+class AdminServer::Service final : public adm::Admin::Service {
+ public:
+  explicit Service(Host& host) : host_(host) {}
+
+  grpc::Status ListPlugins(grpc::ServerContext*, const adm::ListPluginsRequest*,
+                           adm::ListPluginsResponse* response) override {
+    for (const auto& e : host_.registry().Endpoints()) {
+      adm::PluginStatus* p = response->add_plugins();
+      p->set_resource_name(e->resource());
+      p->set_socket_path(e->socket_path());
+      p->set_registration_style(e->style() == RegistrationStyle::kRegisterRpc ? "device-plugin"
+                                                                              : "plugin-watcher");
+      p->set_state(e->stopped() ? "stopped" : "healthy");
+      p->set_registered_at_unix(UnixSeconds(e->registered_at()));
+      if (auto since = e->stopped_since(); since.has_value()) {
+        // stopped_since is a steady-clock time: convert through "how long ago".
+        auto ago = std::chrono::steady_clock::now() - *since;
+        p->set_stopped_since_unix(
+            UnixSeconds(std::chrono::system_clock::now() -
+                        std::chrono::duration_cast<std::chrono::system_clock::duration>(ago)));
+      }
+      p->set_last_error(e->last_error());
+      *p->mutable_options() = e->options();
+    }
+    return grpc::Status::OK;
+  }
+
+  grpc::Status ListAllocations(grpc::ServerContext*, const adm::ListAllocationsRequest* request,
+                               adm::ListAllocationsResponse* response) override {
+    for (const auto& [uid, pod] : host_.state().Snapshot()) {
+      if (!pod || !Matches(*pod, request->pod())) continue;
+      adm::PodAllocation* p = response->add_pods();
+      p->set_uid(pod->uid);
+      p->set_name(pod->name);
+      p->set_namespace_(pod->ns);
+      for (const auto& [name, c] : pod->containers) FillContainer(name, c, p->add_containers());
+    }
+    if (!request->pod().empty() && response->pods_size() == 0) {
+      return grpc::Status(grpc::StatusCode::NOT_FOUND,
+                          "no pod with uid, name or namespace/name \"" + request->pod() +
+                              "\" has allocations in qrm");
+    }
+    return grpc::Status::OK;
+  }
+
+  grpc::Status GetAllocatable(grpc::ServerContext*, const adm::GetAllocatableRequest*,
+                              adm::GetAllocatableResponse* response) override {
+    for (auto& [resource, a] : host_.AggregateAllocatable()) {
+      (*response->mutable_resources())[resource] = std::move(a);
+    }
+    return grpc::Status::OK;
+  }
+
+ private:
+  Host& host_;
+};
+
+AdminServer::AdminServer(AdminOptions options, Host& host)
+    : options_(std::move(options)), service_(std::make_unique<Service>(host)) {}
+
+AdminServer::~AdminServer() {
+  Stop();
+}
+
+Status AdminServer::Start() {
+  grpc::ServerBuilder builder;
+  builder.RegisterService(service_.get());
+  server_ = builder.BuildAndStart();
+  if (!server_) return InternalError("admin: cannot build the gRPC server");
+  listener_ = std::make_unique<PeerCheckedListener>(options_.socket, options_.allow,
+                                                    SocketPermissions{}, "admin");
+  if (Status s = listener_->Start(server_.get()); !s.ok()) {
+    Stop();
+    return s;
+  }
+  Logger("admin")->info("serving the admin service on {}", options_.socket);
+  return Status::Ok();
+}
+
+void AdminServer::Stop() {
+  if (listener_) listener_->Stop();
+  if (server_) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  listener_.reset();
+  server_.reset();
+}
+
+}  // namespace qrm::host
