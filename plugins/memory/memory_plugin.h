@@ -1,0 +1,83 @@
+// MemoryPlugin: the qrm::sdk::ResourcePlugin for "memory" (qrm-memory-plugin).
+//
+// What a container gets depends on its QoS (plugins/qos):
+//   * NUMA-bound (numa_binding or numa_exclusive): NUMA hints from free memory per node
+//     (memory_placement.h), its bytes accounted on the nodes of the host's merged hint, and
+//     cpuset.mems = those nodes (oci_property_name "CpusetMems", allocation_result "0-1").
+//   * anything else: no hint preference and nothing to write into the container; the bytes
+//     are recorded (is_scalar_resource, allocated_quantity) outside any node.
+// Requests are resource_requests["memory"] in bytes (fractions round up, as Kubernetes
+// quantities do).
+//
+// Every change is written durably (memory_checkpoint.h) before the RPC succeeds; a failed
+// write undoes the change in memory and fails the RPC. Thread-safe: one mutex guards the
+// state, and no RPC of ours waits on anything but the disk.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "plugins/machine/topology.h"
+#include "plugins/memory/memory_config.h"
+#include "plugins/memory/memory_state.h"
+#include "plugins/sdk/resource_plugin.h"
+
+namespace qrm::memory {
+
+namespace pb = ::resourceplugin::v1alpha1;
+
+class MemoryPlugin final : public sdk::ResourcePlugin {
+ public:
+  // Builds the per-node accounting from `machine` and `config`, restores the checkpoint in
+  // config.state_dir and writes it back (so the file always exists and matches this
+  // machine). Errors: a reservation for a node the machine lacks or above a node's total
+  // (kInvalidArgument naming reserved-memory), a checkpoint that cannot be restored (corrupt,
+  // other NUMA nodes, allocations that no longer fit: the message names the file and says to
+  // start with --reset-state to discard it), I/O errors.
+  static StatusOr<std::unique_ptr<MemoryPlugin>> Create(MemoryPluginConfig config,
+                                                        const machine::MachineTopology& machine);
+
+  std::string ResourceName() const override { return kResourceName; }
+  pb::ResourcePluginOptions Options() const override;
+
+  StatusOr<pb::ResourceHintsResponse> GetTopologyHints(const pb::ResourceRequest& req) override;
+  StatusOr<pb::ResourceAllocationResponse> Allocate(const pb::ResourceRequest& req) override;
+  Status RemovePod(const std::string& pod_uid) override;
+  StatusOr<pb::GetResourcesAllocationResponse> GetResourcesAllocation() override;
+  StatusOr<pb::GetTopologyAwareResourcesResponse> GetTopologyAwareResources(
+      const pb::GetTopologyAwareResourcesRequest& req) override;
+  StatusOr<pb::GetTopologyAwareAllocatableResourcesResponse> GetTopologyAwareAllocatableResources()
+      override;
+
+  // A copy of the accounting, for tests and diagnostics.
+  MemoryState Snapshot() const;
+
+ private:
+  MemoryPlugin(MemoryPluginConfig config, MemoryState state, uint64_t max_request_bytes);
+
+  // The requested bytes (0 when the request names no memory); kInvalidArgument naming the
+  // key and value for a negative, NaN or absurd quantity.
+  StatusOr<uint64_t> RequestedBytes(const pb::ResourceRequest& req) const;
+  // The nodes a NUMA-bound container is placed on: the hint's, or without a hint our own
+  // best one. Called with mu_ held.
+  StatusOr<NumaMask> ChooseNodes(const pb::ResourceRequest& req, const ContainerMemory& memory,
+                                 bool* preferred) const;
+
+  // Restores config_.StatePath() into state_ (only from Create).
+  Status Load();
+  // Writes state_ durably; called with mu_ held after every change.
+  Status Save() const;
+
+  const MemoryPluginConfig config_;
+  // Above this a request is nonsense, not a big pod: the machine's memory times 1024.
+  const uint64_t max_request_bytes_;
+  mutable std::mutex mu_;
+  MemoryState state_;
+};
+
+// The ResourceAllocationInfo of one container, as Allocate and GetResourcesAllocation
+// report it.
+pb::ResourceAllocationInfo AllocationInfo(const ContainerMemory& memory);
+
+}  // namespace qrm::memory

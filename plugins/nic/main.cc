@@ -1,0 +1,112 @@
+// qrm-nic-plugin: NUMA-affine NICs for containers (docs/nic-plugin.md).
+//
+//   qrm-nic-plugin [--plugin-dir DIR] [--state-dir DIR] [--roles JSON]
+//                  [--resource-name NAME] [--bandwidth-resource-name NAME]
+//                  [--bandwidth-ratio R] [--nic-allowlist eth0,ns1/eth1] [--include-virtual]
+//                  [--unknown-nic-speed-mbps N] [--sysfs-root DIR] [--netns-dir DIR] ...
+#include <cstdint>
+#include <iostream>
+#include <string>
+
+#include <boost/program_options.hpp>
+
+#include "common/config/config.h"
+#include "common/log.h"
+#include "plugins/machine/discovery.h"
+#include "plugins/nic/nic_plugin.h"
+#include "plugins/sdk/run.h"
+
+namespace po = boost::program_options;
+
+namespace {
+
+constexpr const char* kProgram = "qrm-nic-plugin";
+
+int UsageError(const std::string& message) {
+  std::cerr << kProgram << ": " << message << "\n";
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  qrm::sdk::PluginServerOptions server;
+  qrm::machine::DiscoveryOptions discovery;
+  qrm::nic::NicPluginConfig config;
+  std::string roles_json, allowlist, log_level, log_format;
+  bool no_register = false;
+
+  po::options_description desc("qrm-nic-plugin options");
+  auto add = desc.add_options();
+  add("plugin-dir", po::value(&server.plugin_dir)->default_value(qrm::sdk::kDefaultPluginDir),
+      "directory of the host's registration socket and of ours");
+  add("socket-name", po::value(&server.socket_name)->default_value(""),
+      "our socket's file name in --plugin-dir (default: from the resource name)");
+  add("no-register", po::bool_switch(&no_register), "serve only; do not call Register on the host");
+  add("state-dir", po::value(&config.state_dir)->default_value(qrm::nic::kDefaultStateDir),
+      "directory of the checkpoint (nic_plugin_state)");
+  add("reset-state", po::bool_switch(&config.reset_state),
+      "set aside a checkpoint that cannot be restored and start empty");
+  add("sysfs-root", po::value(&discovery.sysfs_root)->default_value("/sys"), "sysfs to read");
+  add("procfs-root", po::value(&discovery.procfs_root)->default_value("/proc"), "procfs to read");
+  add("netns-dir", po::value(&discovery.netns_dir)->default_value("/var/run/netns"),
+      "directory of named network namespaces");
+  add("log-level", po::value(&log_level)->default_value("info"),
+      "trace, debug, info, warn, error, critical or off");
+  add("log-format", po::value(&log_format)->default_value("text"), "text or json");
+  add("roles", po::value(&roles_json)->default_value(""),
+      "role table (JSON object: role -> {qos_level, numa_binding, numa_exclusive, "
+      "numa_anti_affinity})");
+  add("resource-name",
+      po::value(&config.resource_name)->default_value(qrm::nic::kDefaultResourceName),
+      "the resource this plugin serves");
+  add("bandwidth-resource-name",
+      po::value(&config.bandwidth_resource_name)
+          ->default_value(qrm::nic::kDefaultBandwidthResourceName),
+      "resource requesting NIC bandwidth in Mb/s (\"\" turns bandwidth accounting off)");
+  add("bandwidth-ratio", po::value(&config.bandwidth_ratio)->default_value(1.0),
+      "share of a NIC's link speed that may be allocated");
+  add("nic-allowlist", po::value(&allowlist)->default_value(""),
+      "serve only these NICs (\"eth0,ns1/eth1\"; empty: all)");
+  add("include-virtual", po::bool_switch(&discovery.include_virtual_nics),
+      "also serve NICs without a device (veth, bridges, ...)");
+  add("unknown-nic-speed-mbps", po::value(&discovery.unknown_nic_speed_mbps)->default_value(0),
+      "speed assumed for a NIC whose link speed the kernel does not know");
+
+  auto parsed = qrm::config::Parse(argc, argv, desc);
+  if (!parsed.ok()) return UsageError(parsed.status().message());
+  if (parsed->exit) {
+    std::cout << parsed->output;  // --help or --print-config
+    return 0;
+  }
+  if (!qrm::ConfigureLogging(log_level, log_format)) {
+    return UsageError("unknown --log-level \"" + log_level + "\" or --log-format \"" + log_format +
+                      "\"");
+  }
+  auto roles = qrm::plugins::RoleTable::Parse(roles_json);
+  if (!roles.ok()) return UsageError(roles.status().message());
+  config.roles = std::move(*roles);
+  auto nics = qrm::nic::ParseNicAllowlist(allowlist);
+  if (!nics.ok()) return UsageError(nics.status().message());
+  config.allowlist = std::move(*nics);
+  if (qrm::Status valid = config.Validate(); !valid.ok()) return UsageError(valid.message());
+  server.register_with_host = !no_register;
+
+  auto log = qrm::Logger("nic-plugin");
+  discovery.discover_nics = true;
+  auto machine = qrm::machine::Discover(discovery);
+  if (!machine.ok()) {
+    log->error("cannot start: machine discovery: {}", machine.status().ToString());
+    return 1;
+  }
+  for (const std::string& w : machine->warnings) log->warn("discovery: {}", w);
+  log->info("machine: {}", machine->Summary());
+
+  // Restore before serving: the host must never see a plugin that forgot what it handed out.
+  auto plugin = qrm::nic::NicPlugin::Create(config, *machine);
+  if (!plugin.ok()) {
+    log->error("cannot start: {}", plugin.status().ToString());
+    return 1;
+  }
+  return qrm::sdk::Run(**plugin, server);
+}

@@ -1,0 +1,55 @@
+// Configuration of the NIC plugin, already parsed and checked.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "plugins/qos/qos_requirement.h"
+
+namespace qrm::nic {
+
+inline constexpr const char* kDefaultResourceName = "qrm.io/nic";
+inline constexpr const char* kDefaultBandwidthResourceName = "qrm.io/nic-bandwidth";
+// The checkpoint file inside --state-dir.
+inline constexpr const char* kStateFileName = "nic_plugin_state";
+inline constexpr const char* kDefaultStateDir = "/var/lib/qrm/nic-plugin";
+
+// What a container is told about its NIC (the design document's example 3).
+inline constexpr const char* kEnvNicName = "AFFINITY_NIC_NAME";
+inline constexpr const char* kEnvNicIpv4 = "AFFINITY_NIC_ADDR_IPV4";
+inline constexpr const char* kEnvNicIpv6 = "AFFINITY_NIC_ADDR_IPV6";
+inline constexpr const char* kNetnsAnnotation = "kubernetes.io/host-netns-path";
+
+// A bandwidth request above this (1 Pb/s) is nonsense, not a big pod.
+inline constexpr double kMaxBandwidthMbps = 1e9;
+
+struct NicPluginConfig {
+  std::string resource_name = kDefaultResourceName;
+  // Mb/s requested in resource_requests[bandwidth_resource_name]; "" turns bandwidth
+  // accounting off (such requests are then ignored).
+  std::string bandwidth_resource_name = kDefaultBandwidthResourceName;
+  // A NIC's bandwidth capacity is speed_mbps * bandwidth_ratio (rounded down).
+  double bandwidth_ratio = 1.0;
+  // Entries "eth0" (that name in any namespace) or "ns1/eth1" (in namespace ns1); empty
+  // serves every NIC discovery lists.
+  std::vector<std::string> allowlist;
+  plugins::RoleTable roles;
+  // Directory of the checkpoint file; empty keeps state in memory only (unit tests only).
+  std::string state_dir;
+  // Set aside a checkpoint that cannot be restored and start empty (see memory plugin).
+  bool reset_state = false;
+
+  std::string StatePath() const;  // "" when state_dir is empty
+  // kInvalidArgument naming the option and value: an empty resource name, a bandwidth
+  // resource equal to the NIC resource, a ratio that is not a finite number in (0, 100].
+  Status Validate() const;
+};
+
+// Parses --nic-allowlist ("eth0,ns1/eth1"; "" is no allowlist). kInvalidArgument naming
+// nic-allowlist and the element for an empty element or one with more than one '/'.
+StatusOr<std::vector<std::string>> ParseNicAllowlist(std::string_view text);
+
+}  // namespace qrm::nic

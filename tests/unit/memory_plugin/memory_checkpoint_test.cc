@@ -1,0 +1,217 @@
+// The memory plugin's checkpoint: restart, a changed machine, corruption, failed writes.
+#include "plugins/memory/memory_checkpoint.h"
+
+#include <filesystem>
+
+#include <catch2/catch.hpp>
+#include <google/protobuf/util/message_differencer.h>
+
+#include "checkpoint/checkpoint_file.h"
+#include "tests/unit/memory_plugin/memory_test_util.h"
+
+namespace qrm::memory {
+namespace {
+
+namespace fs = std::filesystem;
+using Catch::Contains;
+using qrm::testing::TempDir;
+using namespace testutil;
+
+pb::GetResourcesAllocationResponse AllocationsOk(MemoryPlugin& plugin) {
+  auto r = plugin.GetResourcesAllocation();
+  INFO(r.status().ToString());
+  REQUIRE(r.ok());
+  return *r;
+}
+
+int FilesStartingWith(const std::string& dir, const std::string& prefix) {
+  int n = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().filename().string().starts_with(prefix)) ++n;
+  }
+  return n;
+}
+
+TEST_CASE("a restarted plugin restores the same state", "[memory][checkpoint]") {
+  TempDir dir;
+  FakeMachine m = Generate(machine::fake::FourBy32SmtShape(), dir);
+  const std::string state_dir = dir.File("state");
+  const uint64_t allocatable = 64 * kGiB - 524288000;
+  pb::GetResourcesAllocationResponse before;
+  {
+    auto plugin = Create(Config(state_dir), m.topology);
+    AllocateOk(*plugin, WithHint(Request("a", 100.0 * kGiB, "reranker"), {0, 1}, false));
+    AllocateOk(*plugin, WithHint(Request("db", 2.0 * kGiB, "database"), {2}));
+    AllocateOk(*plugin, Request("web", 3.0 * kGiB, "web"));
+    AllocateOk(*plugin, WithHint(Request("gone", 1.0 * kGiB, "reranker"), {3}));
+    REQUIRE(plugin->RemovePod("uid-gone").ok());
+    before = AllocationsOk(*plugin);
+  }
+  auto plugin = Create(Config(state_dir), m.topology);
+  CHECK(google::protobuf::util::MessageDifferencer::Equals(before, AllocationsOk(*plugin)));
+  const MemoryState state = plugin->Snapshot();
+  CHECK(state.pods().size() == 3);
+  CHECK(state.UnboundBytes() == 3 * kGiB);
+  CHECK(state.AllocatedOn(0) == allocatable);  // node 0 was filled first
+  CHECK(state.AllocatedOn(1) == 100 * kGiB - allocatable);
+  CHECK(state.AllocatedOn(2) == 2 * kGiB);
+  CHECK(state.AllocatedOn(3) == 0);
+  const ContainerMemory* a = state.Find("uid-a", "c0");
+  REQUIRE(a != nullptr);
+  CHECK_FALSE(a->hint_preferred);
+  const ContainerMemory* db = state.Find("uid-db", "c0");
+  REQUIRE(db != nullptr);
+  CHECK(db->numa_exclusive);
+  CHECK(db->role == "database");
+  // The restored exclusivity still holds: nobody else NUMA-bound on node 2.
+  auto refused = plugin->Allocate(WithHint(Request("x", 1.0 * kGiB, "reranker"), {2}));
+  CHECK(refused.status().code() == StatusCode::kResourceExhausted);
+  CHECK_THAT(refused.status().message(), Contains("NUMA node 2 is held exclusively by pod"));
+}
+
+TEST_CASE("a checkpoint from a machine with other NUMA nodes is refused", "[memory][checkpoint]") {
+  TempDir dir;
+  FakeMachine doc = Generate(machine::fake::Doc80Shape(), dir, "doc80");
+  FakeMachine big = Generate(machine::fake::FourBy32SmtShape(), dir, "4x32");
+  const std::string state_dir = dir.File("state");
+  {
+    auto plugin = Create(Config(state_dir), doc.topology);
+    AllocateOk(*plugin, WithHint(Request("a", 4.0 * kGiB, "reranker"), {1}));
+  }
+  const std::string file = state_dir + "/memory_plugin_state";
+  const std::string before = qrm::testing::ReadFile(file);
+
+  auto refused = MemoryPlugin::Create(Config(state_dir), big.topology);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.status().code() == StatusCode::kFailedPrecondition);
+  CHECK_THAT(refused.status().message(), Contains(file));
+  CHECK_THAT(refused.status().message(), Contains("NUMA nodes \"0-1\""));
+  CHECK_THAT(refused.status().message(), Contains("this machine has \"0-3\""));
+  CHECK_THAT(refused.status().message(), Contains("--reset-state"));
+  CHECK(qrm::testing::ReadFile(file) == before);
+
+  // The documented way out: the old file is kept aside, the plugin starts empty.
+  MemoryPluginConfig reset = Config(state_dir);
+  reset.reset_state = true;
+  auto plugin = Create(reset, big.topology);
+  CHECK(plugin->Snapshot().pods().empty());
+  CHECK(FilesStartingWith(state_dir, "memory_plugin_state.reset-") == 1);
+  // And a fresh checkpoint for this machine is in place.
+  auto cp = checkpoint::Read(file);
+  REQUIRE(cp.ok());
+  CHECK(std::string(cp->data["machine"]["numa_nodes"].GetString()) == "0-3");
+}
+
+TEST_CASE("a larger reservation that no longer fits the recorded allocations is refused",
+          "[memory][checkpoint]") {
+  TempDir dir;
+  FakeMachine m = Generate(machine::fake::MemOnlyShape(), dir);
+  const std::string state_dir = dir.File("state");
+  {
+    auto plugin = Create(Config(state_dir), m.topology);
+    AllocateOk(*plugin, WithHint(Request("a", 30.0 * kGiB, "reranker"), {0}));
+  }
+  MemoryPluginConfig more = Config(state_dir);
+  more.reserved.per_node[0] = 4 * kGiB;  // 28 GiB allocatable on node 0 now
+  auto refused = MemoryPlugin::Create(more, m.topology);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.status().code() == StatusCode::kResourceExhausted);
+  CHECK_THAT(refused.status().message(), Contains("pod_resource_entries.uid-a.c0"));
+  CHECK_THAT(refused.status().message(), Contains("NUMA node 0"));
+
+  // A smaller one is fine and shows in the restored numbers.
+  MemoryPluginConfig less = Config(state_dir);
+  less.reserved.per_node[0] = 100 << 20;
+  auto plugin = Create(less, m.topology);
+  CHECK(plugin->Snapshot().FreeOn(0) == 32 * kGiB - (100 << 20) - 30 * kGiB);
+}
+
+TEST_CASE("a corrupt checkpoint stops the plugin unless --reset-state", "[memory][checkpoint]") {
+  TempDir dir;
+  FakeMachine m = Generate(machine::fake::Doc80Shape(), dir);
+  const std::string state_dir = dir.File("state");
+  {
+    auto plugin = Create(Config(state_dir), m.topology);
+    AllocateOk(*plugin, WithHint(Request("a", 1.0 * kGiB, "reranker"), {0}));
+  }
+  const std::string file = state_dir + "/memory_plugin_state";
+  qrm::testing::WriteFile(file, qrm::testing::ReadFile(file).substr(0, 100));  // truncated
+
+  auto refused = MemoryPlugin::Create(Config(state_dir), m.topology);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.status().code() == StatusCode::kDataLoss);
+  CHECK_THAT(refused.status().message(), Contains("--reset-state"));
+
+  MemoryPluginConfig reset = Config(state_dir);
+  reset.reset_state = true;
+  auto plugin = Create(reset, m.topology);
+  CHECK(plugin->Snapshot().pods().empty());
+  CHECK(FilesStartingWith(state_dir, "memory_plugin_state.reset-") == 1);
+}
+
+TEST_CASE("inconsistent checkpoint content is refused naming the key", "[memory][checkpoint]") {
+  TempDir dir;
+  FakeMachine m = Generate(machine::fake::Doc80Shape(), dir);
+  const std::string state_dir = dir.File("state");
+  {
+    auto plugin = Create(Config(state_dir), m.topology);
+    AllocateOk(*plugin, WithHint(Request("a", 1.0 * kGiB, "reranker"), {0}));
+  }
+  const std::string file = state_dir + "/memory_plugin_state";
+  auto cp = checkpoint::Read(file);
+  REQUIRE(cp.ok());
+
+  SECTION("a node's Allocated disagrees with its pod entries") {
+    cp->data["machineState"]["memory"]["0"]["Allocated"].SetString("5", cp->data.GetAllocator());
+    REQUIRE(checkpoint::Write(file, kCheckpointVersion, cp->data).ok());
+    auto refused = MemoryPlugin::Create(Config(state_dir), m.topology);
+    CHECK(refused.status().code() == StatusCode::kDataLoss);
+    CHECK_THAT(refused.status().message(), Contains("machineState.memory.0.Allocated"));
+  }
+  SECTION("a quantity that is not a decimal string") {
+    cp->data["pod_resource_entries"]["uid-a"]["c0"]["quantity"].SetInt(5);
+    REQUIRE(checkpoint::Write(file, kCheckpointVersion, cp->data).ok());
+    auto refused = MemoryPlugin::Create(Config(state_dir), m.topology);
+    CHECK(refused.status().code() == StatusCode::kDataLoss);
+    CHECK_THAT(refused.status().message(),
+               Contains("pod_resource_entries.uid-a.c0.quantity: invalid value \"5\""));
+  }
+  SECTION("per-node shares that do not add up to the quantity") {
+    cp->data["pod_resource_entries"]["uid-a"]["c0"]["quantity"].SetString("7",
+                                                                          cp->data.GetAllocator());
+    REQUIRE(checkpoint::Write(file, kCheckpointVersion, cp->data).ok());
+    auto refused = MemoryPlugin::Create(Config(state_dir), m.topology);
+    CHECK(refused.status().code() == StatusCode::kDataLoss);
+    CHECK_THAT(refused.status().message(),
+               Contains("sum to 1073741824 bytes, not the container's 7"));
+  }
+}
+
+TEST_CASE("a failed checkpoint write fails the RPC and changes nothing", "[memory][checkpoint]") {
+  TempDir dir;
+  FakeMachine m = Generate(machine::fake::Doc80Shape(), dir);
+  const std::string state_dir = dir.File("state");
+  auto plugin = Create(Config(state_dir), m.topology);
+  AllocateOk(*plugin, WithHint(Request("a", 1.0 * kGiB, "reranker"), {0}));
+
+  // Root ignores permissions, so make the directory unusable: a file in its place.
+  fs::rename(state_dir, dir.File("state.away"));
+  qrm::testing::WriteFile(state_dir, "not a directory");
+
+  auto r = plugin->Allocate(WithHint(Request("b", 2.0 * kGiB, "reranker"), {0}));
+  REQUIRE_FALSE(r.ok());
+  CHECK_THAT(r.status().message(), Contains("persisting the allocation"));
+  CHECK(plugin->Snapshot().Pod("uid-b") == nullptr);
+  CHECK(plugin->Snapshot().AllocatedOn(0) == 1 * kGiB);
+
+  CHECK_FALSE(plugin->RemovePod("uid-a").ok());
+  CHECK(plugin->Snapshot().AllocatedOn(0) == 1 * kGiB);  // still held: the host retries
+
+  fs::remove(state_dir);
+  fs::rename(dir.File("state.away"), state_dir);
+  REQUIRE(plugin->RemovePod("uid-a").ok());
+  CHECK(plugin->Snapshot().AllocatedOn(0) == 0);
+}
+
+}  // namespace
+}  // namespace qrm::memory

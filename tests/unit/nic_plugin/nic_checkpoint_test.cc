@@ -1,0 +1,224 @@
+// The NIC plugin's checkpoint: the document's shape, restart, a NIC that disappeared,
+// failed writes, and checkpoints that cannot be restored.
+#include "plugins/nic/nic_checkpoint.h"
+
+#include <filesystem>
+
+#include <catch2/catch.hpp>
+#include <google/protobuf/util/message_differencer.h>
+
+#include "checkpoint/checkpoint_file.h"
+#include "tests/unit/nic_plugin/nic_test_util.h"
+
+namespace qrm::nic {
+namespace {
+
+namespace fs = std::filesystem;
+using Catch::Contains;
+using qrm::testing::TempDir;
+using namespace testutil;
+
+constexpr const char* kBw = kDefaultBandwidthResourceName;
+constexpr const char* kNic = kDefaultResourceName;
+
+pb::GetResourcesAllocationResponse AllocationsOk(NicPlugin& plugin) {
+  auto r = plugin.GetResourcesAllocation();
+  INFO(r.status().ToString());
+  REQUIRE(r.ok());
+  return *r;
+}
+
+TEST_CASE("the checkpoint has the document's shape", "[nic][checkpoint]") {
+  TempDir dir;
+  FakeMachine m = Generate(machine::fake::Doc80Shape(), dir);
+  auto plugin = Create(Config(dir.File("state")), m.topology);
+  AllocateOk(*plugin, WithHint(Request("pod1", {{kBw, 2000}}, {}, "numa-enhancement"), {1}));
+
+  auto cp = checkpoint::Read(dir.File("state/nic_plugin_state"));
+  INFO(cp.status().ToString());
+  REQUIRE(cp.ok());
+  const rapidjson::Value& data = cp->data;
+  const rapidjson::Value& eth0 = data["machineState"]["0"]["nics"][0];
+  CHECK(std::string(eth0["interface_name"].GetString()) == "eth0");
+  CHECK(eth0["numa_node"].GetInt() == 0);
+  CHECK(std::string(eth0["address"]["ipv4"].GetString()) == "10.0.0.10");
+  CHECK(std::string(eth0["address"]["ipv6"].GetString()) == "fd00::10");
+  CHECK_FALSE(eth0.HasMember("netns"));  // root namespace
+  CHECK(eth0["speed_mbps"].GetInt64() == 25000);
+  CHECK(eth0["bandwidth_allocated_mbps"].GetInt64() == 0);
+  const rapidjson::Value& eth1 = data["machineState"]["1"]["nics"][0];
+  CHECK(std::string(eth1["interface_name"].GetString()) == "eth1");
+  CHECK(std::string(eth1["netns"].GetString()) == m.paths.netns_dir + "/ns1");
+  CHECK(eth1["bandwidth_allocated_mbps"].GetInt64() == 2000);
+
+  const rapidjson::Value& entry = data["pod_entries"]["uid-pod1"]["c0"];
+  CHECK(std::string(entry["interface_name"].GetString()) == "eth1");
+  CHECK(std::string(entry["netns"].GetString()) == m.paths.netns_dir + "/ns1");
+  CHECK(entry["numa_node"].GetInt() == 1);
+  CHECK(entry["bandwidth_mbps"].GetInt64() == 2000);
+  CHECK(std::string(entry["address"]["ipv6"].GetString()) == "fd00:1::10");
+}
+
+TEST_CASE("a restarted plugin restores the same allocations", "[nic][checkpoint]") {
+  TempDir dir;
+  FakeMachine m = Generate(machine::fake::Doc80Shape(), dir);
+  pb::GetResourcesAllocationResponse before;
+  {
+    auto plugin = Create(Config(dir.File("state")), m.topology);
+    AllocateOk(*plugin, WithHint(Request("a", {{kBw, 20000}}), {0}));
+    AllocateOk(*plugin, WithHint(Request("b", {}, {}, "numa-enhancement"), {1}));
+    AllocateOk(*plugin, WithHint(Request("c", {{kNic, 1}}), {1}));
+    REQUIRE(plugin->RemovePod("uid-c").ok());
+    before = AllocationsOk(*plugin);
+  }
+  auto plugin = Create(Config(dir.File("state")), m.topology);
+  CHECK(google::protobuf::util::MessageDifferencer::Equals(before, AllocationsOk(*plugin)));
+  CHECK(before.pod_resources().size() == 2);
+  // The restored bandwidth is really held: 5000 left on eth0.
+  CHECK(plugin->Snapshot().AllocatedMbps({"", "eth0"}) == 20000);
+  CHECK(HintsOk(*plugin, Request("d", {{kBw, 6000}})).nodes == std::vector<std::string>{"1"});
+}
+
+TEST_CASE("a NIC that disappeared is reported missing while the others keep serving",
+          "[nic][checkpoint]") {
+  TempDir dir;
+  FakeMachine m = Generate(machine::fake::Doc80Shape(), dir);
+  pb::ResourceAllocationInfo before;
+  {
+    auto plugin = Create(Config(dir.File("state")), m.topology);
+    before = AllocateOk(*plugin, WithHint(Request("a", {{kBw, 1000}}), {1}));
+    REQUIRE(before.allocation_result() == "ns1/eth1");
+  }
+  // eth1's namespace is gone after the restart.
+  fs::remove_all(m.paths.netns_dir + "/ns1");
+  auto topo = machine::Discover(m.paths.Options());
+  REQUIRE(topo.ok());
+  REQUIRE(topo->nics.size() == 1);
+  auto plugin = Create(Config(dir.File("state")), *topo);
+
+  const auto info = AllocationsOk(*plugin)
+                        .pod_resources()
+                        .at("uid-a")
+                        .container_resources()
+                        .at("c0")
+                        .resource_allocation()
+                        .at(kNic);
+  CHECK(info.allocation_result() == "ns1/eth1 (missing)");
+  // What the container was told does not change.
+  CHECK(std::map<std::string, std::string>(info.envs().begin(), info.envs().end()) ==
+        std::map<std::string, std::string>(before.envs().begin(), before.envs().end()));
+  CHECK(info.annotations().at("kubernetes.io/host-netns-path") == m.paths.netns_dir + "/ns1");
+
+  // eth0 still serves; nothing is offered on node 1 any more.
+  CHECK(HintsOk(*plugin, Request("b", {{kNic, 1}})).nodes == std::vector<std::string>{"0"});
+  CHECK(AllocateOk(*plugin, Request("b", {{kNic, 1}})).allocation_result() == "eth0");
+  // Releasing the pod of the missing NIC works.
+  REQUIRE(plugin->RemovePod("uid-a").ok());
+  CHECK(AllocationsOk(*plugin).pod_resources().count("uid-a") == 0);
+}
+
+TEST_CASE("a failed checkpoint write fails the RPC and changes nothing", "[nic][checkpoint]") {
+  TempDir dir;
+  FakeMachine m = Generate(machine::fake::Doc80Shape(), dir);
+  const std::string state_dir = dir.File("state");
+  auto plugin = Create(Config(state_dir), m.topology);
+  AllocateOk(*plugin, WithHint(Request("a", {{kBw, 1000}}), {0}));
+
+  // Root ignores permissions, so make the directory unusable: a file in its place.
+  fs::rename(state_dir, dir.File("state.away"));
+  qrm::testing::WriteFile(state_dir, "not a directory");
+
+  auto r = plugin->Allocate(WithHint(Request("b", {{kBw, 1000}}), {0}));
+  REQUIRE_FALSE(r.ok());
+  CHECK_THAT(r.status().message(), Contains("persisting the allocation"));
+  CHECK(plugin->Snapshot().Pod("uid-b") == nullptr);
+  CHECK(plugin->Snapshot().AllocatedMbps({"", "eth0"}) == 1000);
+
+  CHECK_FALSE(plugin->RemovePod("uid-a").ok());
+  CHECK(plugin->Snapshot().Pod("uid-a") != nullptr);  // still held: the host will retry
+
+  fs::remove(state_dir);
+  fs::rename(dir.File("state.away"), state_dir);
+  REQUIRE(plugin->RemovePod("uid-a").ok());
+  CHECK(plugin->Snapshot().AllocatedMbps({"", "eth0"}) == 0);
+}
+
+TEST_CASE("a corrupt checkpoint stops the plugin unless --reset-state", "[nic][checkpoint]") {
+  TempDir dir;
+  FakeMachine m = Generate(machine::fake::Doc80Shape(), dir);
+  {
+    auto plugin = Create(Config(dir.File("state")), m.topology);
+    AllocateOk(*plugin, Request("a", {{kNic, 1}}));
+  }
+  const std::string file = dir.File("state/nic_plugin_state");
+  std::string text = qrm::testing::ReadFile(file);
+  text.replace(text.find("uid-a"), 5, "uid-b");  // checksum no longer matches
+  qrm::testing::WriteFile(file, text);
+
+  auto refused = NicPlugin::Create(Config(dir.File("state")), m.topology);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.status().code() == StatusCode::kDataLoss);
+  CHECK_THAT(refused.status().message(), Contains(file));
+  CHECK_THAT(refused.status().message(), Contains("--reset-state"));
+  CHECK(qrm::testing::ReadFile(file) == text);  // left for the operator
+
+  NicPluginConfig reset = Config(dir.File("state"));
+  reset.reset_state = true;
+  auto plugin = Create(reset, m.topology);
+  CHECK(plugin->Snapshot().pods().empty());
+  int aside = 0;
+  for (const auto& e : fs::directory_iterator(dir.File("state"))) {
+    if (e.path().filename().string().starts_with("nic_plugin_state.reset-")) ++aside;
+  }
+  CHECK(aside == 1);
+}
+
+TEST_CASE("a malformed pod entry is refused naming its key", "[nic][checkpoint]") {
+  TempDir dir;
+  FakeMachine m = Generate(machine::fake::Doc80Shape(), dir);
+  rapidjson::Document doc;
+  doc.Parse(R"({"machineState": {}, "pod_entries": {"uid-x": {"c0": {
+      "pod_name": "x", "pod_namespace": "default", "interface_name": "eth0",
+      "netns_name": "", "numa_node": 0, "bandwidth_mbps": -3, "address": {},
+      "hint_preferred": true}}}})");
+  fs::create_directories(dir.File("state"));
+  REQUIRE(checkpoint::Write(dir.File("state/nic_plugin_state"), kCheckpointVersion, doc).ok());
+  auto refused = NicPlugin::Create(Config(dir.File("state")), m.topology);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.status().code() == StatusCode::kDataLoss);
+  CHECK_THAT(refused.status().message(), Contains("pod_entries.uid-x.c0.bandwidth_mbps"));
+  CHECK_THAT(refused.status().message(), Contains("-3"));
+}
+
+TEST_CASE("config: allowlist and options are checked", "[nic][config]") {
+  auto list = ParseNicAllowlist("eth0,ns1/eth1");
+  REQUIRE(list.ok());
+  CHECK(*list == std::vector<std::string>{"eth0", "ns1/eth1"});
+  CHECK(ParseNicAllowlist("")->empty());
+  for (const char* bad : {"eth0,", ",eth0", "a/b/c", "/eth0", "ns1/"}) {
+    INFO(bad);
+    auto r = ParseNicAllowlist(bad);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.status().code() == StatusCode::kInvalidArgument);
+    CHECK_THAT(r.status().message(), Contains("nic-allowlist"));
+  }
+
+  NicPluginConfig config;
+  config.bandwidth_ratio = 0;
+  CHECK_THAT(config.Validate().message(), Contains("bandwidth-ratio 0"));
+  config.bandwidth_ratio = 1;
+  config.bandwidth_resource_name = config.resource_name;
+  CHECK_THAT(config.Validate().message(), Contains("bandwidth-resource-name"));
+
+  // The allowlist selects by name, or by namespace and name.
+  TempDir dir;
+  FakeMachine m = Generate(machine::fake::Doc80Shape(), dir);
+  NicPluginConfig only_eth1 = Config();
+  only_eth1.allowlist = {"ns1/eth1", "eth9"};
+  auto plugin = Create(only_eth1, m.topology);
+  REQUIRE(plugin->Snapshot().nics().size() == 1);
+  CHECK(plugin->Snapshot().nics()[0].key.ToString() == "ns1/eth1");
+}
+
+}  // namespace
+}  // namespace qrm::nic
