@@ -160,7 +160,8 @@ TEST_CASE("example 3: pods sharing a NUMA node and its NIC in another network na
   REQUIRE(listed.containers_size() == 1);
   CHECK(listed.containers(0).cpu_ids_size() == 10);
   REQUIRE(listed.containers(0).devices_size() == 1);
-  CHECK(listed.containers(0).devices(0).device_ids(0) == "eth1");
+  // Device ids are interface names, qualified by network namespace outside the root one.
+  CHECK(listed.containers(0).devices(0).device_ids(0) == "ns1/eth1");
   CHECK(listed.containers(0).devices(0).topology().nodes(0).id() == 1);
 }
 

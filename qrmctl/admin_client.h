@@ -1,0 +1,30 @@
+// AdminClient: qrmctl's side of qrm-host's admin socket.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "api/admin_v1.grpc.pb.h"
+#include "common/status.h"
+
+namespace qrm::ctl {
+
+namespace adm = ::qrm::admin::v1;
+
+class AdminClient {
+ public:
+  explicit AdminClient(std::string socket);
+
+  StatusOr<adm::ListPluginsResponse> ListPlugins();
+  StatusOr<adm::ListAllocationsResponse> ListAllocations(const std::string& pod);
+  StatusOr<adm::GetAllocatableResponse> GetAllocatable();
+
+ private:
+  // Turns a failed call into an error that says what to do.
+  Status Explain(const grpc::Status& s) const;
+
+  std::string socket_;
+  std::unique_ptr<adm::Admin::Stub> stub_;
+};
+
+}  // namespace qrm::ctl

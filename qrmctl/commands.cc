@@ -1,0 +1,195 @@
+#include "qrmctl/commands.h"
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+
+#include <fmt/format.h>
+#include <google/protobuf/util/json_util.h>
+#include <rapidjson/prettywriter.h>
+#include <rapidjson/stringbuffer.h>
+#include <unistd.h>
+
+#include "checkpoint/checkpoint_file.h"
+#include "plugins/machine/discovery.h"
+#include "qrmctl/admin_client.h"
+#include "qrmctl/cpu_map.h"
+#include "qrmctl/topology_render.h"
+
+namespace qrm::ctl {
+namespace {
+
+int Fail(const Status& s) {
+  std::fprintf(stderr, "qrmctl: %s\n", s.message().c_str());
+  return 1;
+}
+
+int PrintJson(const google::protobuf::Message& m) {
+  std::string json;
+  google::protobuf::util::JsonPrintOptions opts;
+  opts.add_whitespace = true;
+  opts.preserve_proto_field_names = true;
+  if (!google::protobuf::util::MessageToJsonString(m, &json, opts).ok()) {
+    return Fail(InternalError("cannot render the answer as JSON"));
+  }
+  std::fputs(json.c_str(), stdout);
+  return 0;
+}
+
+std::string Time(int64_t unix_seconds) {
+  if (unix_seconds == 0) return "-";
+  std::time_t t = unix_seconds;
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// Prints rows as left-aligned columns.
+void PrintTable(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> width;
+  for (const auto& row : rows) {
+    for (size_t i = 0; i < row.size(); ++i) {
+      if (width.size() <= i) width.push_back(0);
+      width[i] = std::max(width[i], row[i].size());
+    }
+  }
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) {
+      line += i + 1 == row.size() ? row[i] : fmt::format("{:<{}}  ", row[i], width[i]);
+    }
+    std::puts(line.c_str());
+  }
+}
+
+std::string Resources(const adm::ContainerAllocation& c) {
+  std::string out;
+  for (const auto& [name, info] : c.resources()) {
+    out +=
+        fmt::format("{}{}={}", out.empty() ? "" : " ", name,
+                    info.allocation_result().empty() ? fmt::format("{}", info.allocated_quantity())
+                                                     : info.allocation_result());
+  }
+  return out.empty() ? "-" : out;
+}
+
+std::string Envs(const adm::ContainerAllocation& c) {
+  std::string out;
+  std::map<std::string, std::string> sorted(c.envs().begin(), c.envs().end());
+  for (const auto& [k, v] : sorted) out += fmt::format("{}{}={}", out.empty() ? "" : " ", k, v);
+  return out.empty() ? "-" : out;
+}
+
+}  // namespace
+
+int CmdPlugins(const GlobalOptions& g) {
+  AdminClient client(g.admin_socket);
+  auto r = client.ListPlugins();
+  if (!r.ok()) return Fail(r.status());
+  if (g.output == "json") return PrintJson(*r);
+  std::vector<std::vector<std::string>> rows = {
+      {"RESOURCE", "STATE", "STYLE", "REGISTERED", "LAST-ERROR", "SOCKET"}};
+  for (const auto& p : r->plugins()) {
+    rows.push_back({p.resource_name(), p.state(), p.registration_style(),
+                    Time(p.registered_at_unix()), p.last_error().empty() ? "-" : p.last_error(),
+                    p.socket_path()});
+  }
+  PrintTable(rows);
+  return 0;
+}
+
+int CmdPods(const GlobalOptions& g) {
+  AdminClient client(g.admin_socket);
+  auto r = client.ListAllocations("");
+  if (!r.ok()) return Fail(r.status());
+  if (g.output == "json") return PrintJson(*r);
+  std::vector<std::vector<std::string>> rows = {{"POD", "UID", "CONTAINERS", "QOS"}};
+  for (const auto& p : r->pods()) {
+    std::string containers, qos;
+    for (const auto& c : p.containers()) {
+      containers += (containers.empty() ? "" : ",") + c.name();
+      if (qos.empty()) qos = c.pod_role().empty() ? c.qos_level() : c.pod_role();
+    }
+    rows.push_back({p.namespace_() + "/" + p.name(), p.uid(), containers, qos});
+  }
+  PrintTable(rows);
+  return 0;
+}
+
+int CmdAllocations(const GlobalOptions& g, const std::string& pod) {
+  AdminClient client(g.admin_socket);
+  auto r = client.ListAllocations(pod);
+  if (!r.ok()) return Fail(r.status());
+  if (g.output == "json") return PrintJson(*r);
+  std::vector<std::vector<std::string>> rows = {
+      {"POD", "CONTAINER", "QOS", "CPUSET", "MEMS", "RESOURCES", "ENVS"}};
+  for (const auto& p : r->pods()) {
+    for (const auto& c : p.containers()) {
+      rows.push_back({p.namespace_() + "/" + p.name(), c.name(),
+                      c.pod_role().empty() ? c.qos_level() : c.qos_level() + "/" + c.pod_role(),
+                      c.cpuset_cpus().empty() ? "-" : c.cpuset_cpus(),
+                      c.cpuset_mems().empty() ? "-" : c.cpuset_mems(), Resources(c), Envs(c)});
+    }
+  }
+  PrintTable(rows);
+  return 0;
+}
+
+int CmdTopology(const GlobalOptions& g, const std::string& svg_path) {
+  machine::DiscoveryOptions opts;
+  opts.sysfs_root = g.sysfs_root;
+  opts.procfs_root = g.procfs_root;
+  opts.netns_dir = g.netns_dir;
+  auto topo = machine::Discover(opts);
+  if (!topo.ok()) return Fail(topo.status());
+  AdminClient client(g.admin_socket);
+  auto allocations = client.ListAllocations("");
+  if (!allocations.ok()) return Fail(allocations.status());
+  auto allocatable = client.GetAllocatable();
+  if (!allocatable.ok()) return Fail(allocatable.status());
+  CpuMap map = BuildCpuMap(*topo, *allocations, *allocatable);
+  if (!svg_path.empty()) {
+    std::ofstream out(svg_path);
+    out << RenderTopologySvg(*topo, map);
+    if (!out.flush()) return Fail(ErrnoError(errno, "write", svg_path));
+  }
+  const bool color = g.color == "always" || (g.color == "auto" && ::isatty(STDOUT_FILENO));
+  std::fputs(RenderTopologyText(*topo, map, color).c_str(), stdout);
+  return 0;
+}
+
+int CmdCheckpoint(const GlobalOptions& g, const std::string& action, const std::string& file) {
+  checkpoint::ReadOptions opts;
+  opts.quarantine_corrupt = false;  // offline inspection never moves files
+  opts.max_version = 1000;          // report the version instead of refusing it
+  auto cp = checkpoint::Read(file, opts);
+  if (!cp.ok()) {
+    std::fprintf(stderr, "qrmctl: %s: %s\n", file.c_str(), cp.status().ToString().c_str());
+    if (checkpoint::IsCorrupt(cp.status())) {
+      std::fprintf(stderr,
+                   "qrmctl: the file is corrupt. Its owner moves it aside and rebuilds its state "
+                   "at the next start; see docs/operating.md (troubleshooting)\n");
+    }
+    return 1;
+  }
+  if (action == "verify") {
+    if (g.output == "json") {
+      std::printf("{\"file\":\"%s\",\"ok\":true,\"version\":%u,\"checksum\":\"%s\"}\n",
+                  file.c_str(), cp->version, cp->checksum.c_str());
+    } else {
+      std::printf("%s: ok (version %u, checksum %s)\n", file.c_str(), cp->version,
+                  cp->checksum.c_str());
+    }
+    return 0;
+  }
+  rapidjson::StringBuffer buf;
+  rapidjson::PrettyWriter<rapidjson::StringBuffer> w(buf);
+  cp->data.Accept(w);
+  std::printf("%s\n", buf.GetString());
+  return 0;
+}
+
+}  // namespace qrm::ctl

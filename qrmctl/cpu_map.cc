@@ -1,0 +1,86 @@
+#include "qrmctl/cpu_map.h"
+
+#include "common/cpu_set.h"
+
+namespace qrm::ctl {
+namespace {
+
+constexpr const char* kAllocatableCpus = "qrm.io/cpus";
+constexpr const char kPodKeys[] = "abcdefghijklmnopqrstuvwxyzABDEFGHIJKLMNOPQTUVWXYZ0123456789";
+
+CpuSet Parse(const std::string& text) {
+  auto s = CpuSet::Parse(text);
+  return s.ok() ? *s : CpuSet();
+}
+
+}  // namespace
+
+CpuMap BuildCpuMap(const machine::MachineTopology& machine,
+                   const ::qrm::admin::v1::ListAllocationsResponse& allocations,
+                   const ::qrm::admin::v1::GetAllocatableResponse& allocatable) {
+  CpuMap map;
+  CpuSet allocatable_cpus;
+  if (auto it = allocatable.resources().find("cpu"); it != allocatable.resources().end()) {
+    for (const auto& q : it->second.topology_aware_allocatable_quantity_list()) {
+      if (auto a = q.annotations().find(kAllocatableCpus); a != q.annotations().end()) {
+        allocatable_cpus = allocatable_cpus.Union(Parse(a->second));
+        map.cpu_plugin_reported = true;
+      }
+    }
+  }
+  if (auto it = allocatable.resources().find("memory"); it != allocatable.resources().end()) {
+    for (const auto& q : it->second.topology_aware_allocatable_quantity_list()) {
+      map.memory[static_cast<int>(q.node())].allocatable = q.resource_value();
+    }
+    for (const auto& q : it->second.topology_aware_capacity_quantity_list()) {
+      map.memory[static_cast<int>(q.node())].capacity = q.resource_value();
+    }
+  }
+  for (const auto& cpu : machine.cpus) {
+    CpuCell cell;
+    if (map.cpu_plugin_reported && !allocatable_cpus.Contains(cpu.id)) {
+      cell.owner = Owner::kReserved;
+      cell.key = 'R';
+    } else {
+      cell.owner = Owner::kShared;
+      cell.key = 'S';
+    }
+    map.cpus[cpu.id] = cell;
+  }
+  size_t next_key = 0;
+  for (const auto& pod : allocations.pods()) {
+    const std::string pod_name = pod.namespace_() + "/" + pod.name();
+    char key = 0;
+    for (const auto& c : pod.containers()) {
+      if (auto mem = c.resources().find("memory"); mem != c.resources().end()) {
+        const auto& hints = mem->second.resource_hints().hints();
+        if (!hints.empty() && hints[0].nodes_size() > 0) {
+          const double share = mem->second.allocated_quantity() / hints[0].nodes_size();
+          for (uint64_t node : hints[0].nodes())
+            map.memory[static_cast<int>(node)].allocated += share;
+        }
+      }
+      const CpuSet cpus = Parse(c.cpuset_cpus());
+      if (c.qos_level() == "dedicated_cores") {
+        if (key == 0) {
+          key = next_key < sizeof(kPodKeys) - 1 ? kPodKeys[next_key++] : '#';
+          map.legend.emplace_back(key, pod_name);
+        }
+        for (int id : cpus) {
+          if (!map.cpus.contains(id)) continue;
+          map.cpus[id] = CpuCell{Owner::kDedicated, pod_name, key};
+        }
+      } else if (c.qos_level() == "reclaimed_cores") {
+        for (int id : cpus) {
+          auto it = map.cpus.find(id);
+          if (it != map.cpus.end() && it->second.owner == Owner::kShared) {
+            it->second = CpuCell{Owner::kReclaimed, "", 'C'};
+          }
+        }
+      }
+    }
+  }
+  return map;
+}
+
+}  // namespace qrm::ctl

@@ -1,0 +1,104 @@
+// qrmctl: the operator's command line for qrm-host.
+//
+//   qrmctl plugins                      registered plugins and their health
+//   qrmctl pods                         pods with allocations
+//   qrmctl allocations [POD]            per container: resources, cpuset, mems, envs
+//   qrmctl topology [--svg FILE]        the machine, each CPU marked with its pool or pod
+//   qrmctl checkpoint verify|show FILE  offline checks of host and plugin checkpoints
+//
+// Global flags: --admin-socket, -o text|json, --color auto|always|never, and for topology
+// --sysfs-root/--procfs-root/--netns-dir (a fake machine in demos and tests).
+#include <cstdio>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <boost/program_options.hpp>
+
+#include "qrmctl/commands.h"
+
+namespace po = boost::program_options;
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: qrmctl [flags] COMMAND [ARGS]\n"
+    "commands:\n"
+    "  plugins                       registered resource plugins and their state\n"
+    "  pods                          pods with allocations\n"
+    "  allocations [POD]             allocations per container (POD: uid, name or ns/name)\n"
+    "  topology [--svg FILE]         machine picture with pools and pods\n"
+    "  checkpoint verify FILE        check a host or plugin checkpoint file (offline)\n"
+    "  checkpoint show FILE          print a checkpoint's data (offline)\n";
+
+int Usage(const po::options_description& desc, const std::string& error) {
+  if (!error.empty()) std::fprintf(stderr, "qrmctl: %s\n", error.c_str());
+  std::fprintf(stderr, "%s\n", kUsage);
+  std::string flags;
+  {
+    std::ostringstream os;
+    os << desc;
+    flags = os.str();
+  }
+  std::fputs(flags.c_str(), stderr);
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  qrm::ctl::GlobalOptions g;
+  std::string svg;
+  std::vector<std::string> args;
+  po::options_description desc("flags");
+  desc.add_options()("help,h", "print this help")(
+      "admin-socket", po::value(&g.admin_socket)->default_value(g.admin_socket),
+      "qrm-host's admin socket")("output,o", po::value(&g.output)->default_value(g.output),
+                                 "text | json")(
+      "color", po::value(&g.color)->default_value(g.color), "auto | always | never")(
+      "svg", po::value(&svg), "topology: also write an SVG picture to FILE")(
+      "sysfs-root", po::value(&g.sysfs_root)->default_value(g.sysfs_root),
+      "topology: sysfs of the machine")("procfs-root",
+                                        po::value(&g.procfs_root)->default_value(g.procfs_root),
+                                        "topology: procfs of the machine")(
+      "netns-dir", po::value(&g.netns_dir)->default_value(g.netns_dir),
+      "topology: named network namespaces");
+  po::options_description hidden;
+  hidden.add_options()("args", po::value(&args));
+  po::options_description all;
+  all.add(desc).add(hidden);
+  po::positional_options_description pos;
+  pos.add("args", -1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    return Usage(desc, e.what());
+  }
+  if (vm.count("help")) {
+    std::printf("%s\n", kUsage);
+    std::ostringstream os;
+    os << desc;
+    std::fputs(os.str().c_str(), stdout);
+    return 0;
+  }
+  if (g.output != "text" && g.output != "json") {
+    return Usage(desc, "--output: invalid value \"" + g.output + "\" (text or json)");
+  }
+  if (g.color != "auto" && g.color != "always" && g.color != "never") {
+    return Usage(desc, "--color: invalid value \"" + g.color + "\" (auto, always or never)");
+  }
+  if (args.empty()) return Usage(desc, "missing COMMAND");
+  const std::string& cmd = args[0];
+  if (cmd == "plugins" && args.size() == 1) return qrm::ctl::CmdPlugins(g);
+  if (cmd == "pods" && args.size() == 1) return qrm::ctl::CmdPods(g);
+  if (cmd == "allocations" && args.size() <= 2) {
+    return qrm::ctl::CmdAllocations(g, args.size() == 2 ? args[1] : "");
+  }
+  if (cmd == "topology" && args.size() == 1) return qrm::ctl::CmdTopology(g, svg);
+  if (cmd == "checkpoint" && args.size() == 3 && (args[1] == "verify" || args[1] == "show")) {
+    return qrm::ctl::CmdCheckpoint(g, args[1], args[2]);
+  }
+  return Usage(desc, "unknown command or wrong arguments: " + cmd);
+}
