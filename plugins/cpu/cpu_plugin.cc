@@ -1,0 +1,371 @@
+#include "plugins/cpu/cpu_plugin.h"
+
+#include <filesystem>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "common/log.h"
+#include "plugins/cpu/cpu_responses.h"
+#include "plugins/cpu/dedicated_placement.h"
+#include "plugins/cpu/pools.h"
+
+namespace qrm::cpu {
+namespace {
+
+constexpr const char* kComponent = "cpu-plugin";
+
+PodRef Ref(const pb::ResourceRequest& req) {
+  return {req.pod_uid(), req.pod_namespace(), req.pod_name(), req.container_name()};
+}
+
+std::string Holder(const std::string& uid, const std::string& name, const ContainerAllocation& c) {
+  return fmt::format("{}", PodRef{uid, c.pod_namespace, c.pod_name, name});
+}
+
+// Restored dedicated CPUs must not have become reserved (--reserved-cpus changed while
+// containers held them).
+Status CheckNotReserved(const CpuState& state, const CpuSet& reserved, const std::string& path) {
+  for (const auto& [uid, containers] : state.pods) {
+    for (const auto& [name, c] : containers) {
+      if (c.dedicated() && c.cpuset.Overlaps(reserved)) {
+        return FailedPreconditionError(fmt::format(
+            "state file {}: {} holds dedicated CPUs {} that are now reserved ({}); restore the "
+            "previous reserved CPUs, or drain the node and start once with --reset-state",
+            path, Holder(uid, name, c), c.cpuset.Intersection(reserved).ToString(),
+            reserved.ToString()));
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<CpuPlugin>> CpuPlugin::Create(const machine::MachineTopology& topology,
+                                                       CpuPluginConfig config) {
+  auto log = Logger(kComponent);
+  CpuLayout layout(topology);
+  if (layout.online().Empty()) return FailedPreconditionError("the machine has no online CPUs");
+  StatusOr<CpuSet> reserved = ResolveReservedCpus(layout, config);
+  if (!reserved.ok()) return reserved.status();
+  StatusOr<plugins::RoleTable> roles = plugins::RoleTable::Parse(config.roles_json);
+  if (!roles.ok()) return roles.status();
+  if (config.reclaimed_pool_size && *config.reclaimed_pool_size < 1) {
+    return InvalidArgumentError(fmt::format(
+        "reclaimed-pool-size {}: must be at least 1 (reclaimed_cores containers need a CPU to "
+        "run on)",
+        *config.reclaimed_pool_size));
+  }
+
+  std::unique_ptr<CpuPlugin> plugin(
+      new CpuPlugin(std::move(layout), std::move(*reserved), std::move(*roles), std::move(config)));
+  const CpuPluginConfig& cfg = plugin->config_;
+  const std::string path = plugin->checkpoint_.path();
+  if (!path.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(cfg.state_dir, ec);
+    if (ec) return ErrnoError(ec.value(), "create state directory", cfg.state_dir);
+    StatusOr<int> stale = checkpoint::RemoveStaleTempFiles(path);
+    if (!stale.ok()) return stale.status();
+    if (cfg.reset_state) {
+      QRM_RETURN_IF_ERROR(plugin->checkpoint_.MoveAside());
+      log->warn("--reset-state: moved {} aside, starting with no containers", path);
+    }
+  }
+
+  StatusOr<std::optional<CpuState>> loaded = plugin->checkpoint_.Load(plugin->layout_);
+  if (!loaded.ok()) return loaded.status();
+  CpuState state;
+  if (*loaded) {
+    state = std::move(**loaded);
+    QRM_RETURN_IF_ERROR(CheckNotReserved(state, plugin->reserved_, path));
+  }
+  const int max = MaxReclaimedSize(plugin->layout_, plugin->reserved_, state.DedicatedCpus());
+  if (cfg.reclaimed_pool_size) {
+    state.reclaimed_size = *cfg.reclaimed_pool_size;
+  } else if (!*loaded) {
+    state.reclaimed_size = std::min(kDefaultReclaimedPoolSize, max);
+  }
+  if (Status s = RefreshPools(plugin->layout_, plugin->reserved_, &state); !s.ok()) {
+    return s.WithContext(cfg.reclaimed_pool_size ? "reclaimed-pool-size"
+                                                 : "reclaimed pool size from " + path);
+  }
+  {
+    std::lock_guard lock(plugin->mu_);
+    QRM_RETURN_IF_ERROR(plugin->checkpoint_.Save(plugin->layout_, state));
+    plugin->state_ = std::move(state);
+  }
+  // A resize written while the plugin was down applies now; a bad file is only logged.
+  if (!plugin->pool_control_path_.empty() && std::filesystem::exists(plugin->pool_control_path_)) {
+    (void)plugin->ReloadPoolControlFile();
+  }
+  const CpuPools pools = plugin->pools();
+  log->info(
+      "started: {} containers restored; reserved {}, shared {}, reclaimed {} ({} CPUs), "
+      "dedicated {}; state {}",
+      plugin->state().ContainerCount(), pools.reserved.ToString(), pools.shared.ToString(),
+      pools.reclaimed.ToString(), pools.reclaimed.Size(), pools.dedicated.ToString(),
+      path.empty() ? std::string("in memory only") : path);
+  return plugin;
+}
+
+CpuPlugin::CpuPlugin(CpuLayout layout, CpuSet reserved, plugins::RoleTable roles,
+                     CpuPluginConfig config)
+    : layout_(std::move(layout)),
+      reserved_(std::move(reserved)),
+      roles_(std::move(roles)),
+      config_(std::move(config)),
+      checkpoint_(config_.StatePath(), config_.write_options),
+      pool_control_path_(config_.PoolControlPath()) {}
+
+pb::ResourcePluginOptions CpuPlugin::Options() const {
+  pb::ResourcePluginOptions options;
+  // Pools move at run time (resizes, dedicated admissions): the host must poll us.
+  options.set_need_reconcile(true);
+  options.set_pre_start_required(false);
+  // Dedicated containers get real NUMA hints.
+  options.set_with_topology_alignment(true);
+  return options;
+}
+
+StatusOr<CpuRequest> CpuPlugin::Parse(const pb::ResourceRequest& req) const {
+  StatusOr<CpuRequest> parsed =
+      ParseCpuRequest(req, roles_, layout_, layout_.online().Difference(reserved_).Size());
+  if (!parsed.ok()) return parsed.status().WithContext(fmt::format("{}", Ref(req)));
+  return parsed;
+}
+
+CpuAvailability CpuPlugin::Availability(const CpuState& state) const {
+  CpuAvailability avail;
+  avail.layout = &layout_;
+  avail.allocatable = layout_.online().Difference(reserved_);
+  avail.available = avail.allocatable.Difference(state.pools.dedicated);
+  avail.keep_free = state.reclaimed_size + kMinSharedCpus;
+  for (const auto& [uid, containers] : state.pods) {
+    for (const auto& [name, c] : containers) {
+      if (c.dedicated() && c.numa_bound()) {
+        avail.claims.push_back(
+            {c.numa_nodes, c.role, c.numa_exclusive, {uid, c.pod_namespace, c.pod_name, name}});
+      }
+    }
+  }
+  return avail;
+}
+
+Status CpuPlugin::CommitOrUndo(const std::function<void()>& undo) {
+  Status s = RefreshPools(layout_, reserved_, &state_);
+  if (s.ok()) s = checkpoint_.Save(layout_, state_).WithContext("persisting the CPU state");
+  if (s.ok()) return s;
+  undo();
+  // The state before the change had valid pools, so this cannot fail.
+  (void)RefreshPools(layout_, reserved_, &state_);
+  return s;
+}
+
+StatusOr<pb::ResourceHintsResponse> CpuPlugin::GetTopologyHints(const pb::ResourceRequest& req) {
+  StatusOr<CpuRequest> parsed = Parse(req);
+  if (!parsed.ok()) return parsed.status();
+  pb::ResourceHintsResponse resp;
+  EchoIdentity(req, &resp);
+  // shared, reclaimed and system containers run on pools that span every node: no preference,
+  // which is an absent entry (an empty list would mean "cannot be satisfied").
+  if (!parsed->qos.dedicated()) return resp;
+
+  auto& list = (*resp.mutable_resource_hints())[kResourceName];
+  std::lock_guard lock(mu_);
+  // Asked again for a container we already serve: where it is, so that the affinity the host
+  // picks agrees with what Allocate will answer.
+  if (const ContainerAllocation* held = state_.Find(req.pod_uid(), req.container_name())) {
+    const NumaMask nodes = held->numa_bound() ? held->numa_nodes : layout_.NodesOf(held->cpuset);
+    *list.add_hints() = ToProtoHint(nodes, true);
+    return resp;
+  }
+  for (const NumaHint& hint : DedicatedHints(Availability(state_), roles_, parsed->Dedicated())) {
+    *list.add_hints() = ToProtoHint(hint.nodes, hint.preferred);
+  }
+  return resp;
+}
+
+StatusOr<pb::ResourceAllocationResponse> CpuPlugin::Allocate(const pb::ResourceRequest& req) {
+  StatusOr<CpuRequest> parsed = Parse(req);
+  if (!parsed.ok()) return parsed.status();
+  pb::ResourceAllocationResponse resp;
+  EchoIdentity(req, &resp);
+  auto& out = (*resp.mutable_allocation_result()->mutable_resource_allocation())[kResourceName];
+
+  std::string summary;
+  {
+    std::lock_guard lock(mu_);
+    // Idempotent: the host may replay Allocate for a container we serve (after its own
+    // restart, or a rollback whose RemovePod failed). Same answer, nothing taken twice.
+    if (const ContainerAllocation* held = state_.Find(req.pod_uid(), req.container_name())) {
+      out = AllocationInfo(layout_, *held);
+      return resp;
+    }
+    ContainerAllocation c;
+    c.pod_namespace = req.pod_namespace();
+    c.pod_name = req.pod_name();
+    c.level = parsed->qos.level;
+    c.role = parsed->qos.role;
+    c.numa_binding = parsed->qos.numa_binding;
+    c.numa_exclusive = parsed->qos.numa_exclusive;
+    c.request_milli = parsed->milli;
+    if (c.dedicated()) {
+      StatusOr<DedicatedPlacement> placement =
+          PlaceDedicated(Availability(state_), roles_, parsed->Dedicated(), parsed->hint);
+      if (!placement.ok()) {
+        return placement.status().WithContext(
+            fmt::format("{}: dedicated_cores {} CPUs", Ref(req), parsed->whole_cpus));
+      }
+      c.cpuset = placement->cpus;
+      c.numa_nodes = placement->numa_nodes;
+    } else if (c.numa_bound()) {
+      // A NUMA-bound shared container runs on the shared CPUs of its memory's nodes.
+      c.numa_nodes = parsed->hint.empty() ? layout_.cpu_node_mask() : parsed->hint;
+    }
+    auto [pod, new_pod] = state_.pods.try_emplace(req.pod_uid());
+    pod->second[req.container_name()] = std::move(c);
+    Status s = CommitOrUndo([&] {
+      if (new_pod) {
+        state_.pods.erase(pod);
+      } else {
+        pod->second.erase(req.container_name());
+      }
+    });
+    if (!s.ok()) return s.WithContext(fmt::format("{}", Ref(req)));
+    const ContainerAllocation& placed = *state_.Find(req.pod_uid(), req.container_name());
+    out = AllocationInfo(layout_, placed);
+    summary = fmt::format("{} cpuset {}{}; pools shared {} reclaimed {}",
+                          plugins::QosLevelName(placed.level), placed.cpuset.ToString(),
+                          placed.numa_bound() ? " numa " + placed.numa_nodes.ToString() : "",
+                          state_.pools.shared.ToString(), state_.pools.reclaimed.ToString());
+  }
+  Logger(kComponent)->info("{}: allocated {}", Ref(req), summary);
+  return resp;
+}
+
+Status CpuPlugin::RemovePod(const std::string& pod_uid) {
+  std::string summary;
+  {
+    std::lock_guard lock(mu_);
+    // Unknown pods succeed: the host removes every pod from every plugin, and retries.
+    auto it = state_.pods.find(pod_uid);
+    if (it == state_.pods.end()) return Status::Ok();
+    auto removed = state_.pods.extract(it);
+    Status s = CommitOrUndo([&] { state_.pods.insert(std::move(removed)); });
+    if (!s.ok()) return s.WithContext(fmt::format("pod={}: releasing its CPUs", pod_uid));
+    summary =
+        fmt::format("pools shared {} reclaimed {} dedicated {}", state_.pools.shared.ToString(),
+                    state_.pools.reclaimed.ToString(), state_.pools.dedicated.ToString());
+  }
+  Logger(kComponent)->info("pod={}: released; {}", pod_uid, summary);
+  return Status::Ok();
+}
+
+StatusOr<pb::GetResourcesAllocationResponse> CpuPlugin::GetResourcesAllocation() {
+  pb::GetResourcesAllocationResponse resp;
+  std::lock_guard lock(mu_);
+  for (const auto& [uid, containers] : state_.pods) {
+    auto& by_name = *(*resp.mutable_pod_resources())[uid].mutable_container_resources();
+    for (const auto& [name, c] : containers) {
+      (*by_name[name].mutable_resource_allocation())[kResourceName] = AllocationInfo(layout_, c);
+    }
+  }
+  return resp;
+}
+
+StatusOr<pb::GetTopologyAwareResourcesResponse> CpuPlugin::GetTopologyAwareResources(
+    const pb::GetTopologyAwareResourcesRequest& req) {
+  std::lock_guard lock(mu_);
+  const ContainerAllocation* c = state_.Find(req.pod_uid(), req.container_name());
+  if (c == nullptr) {
+    return NotFoundError(fmt::format("pod_uid \"{}\" container_name \"{}\": holds no CPUs",
+                                     req.pod_uid(), req.container_name()));
+  }
+  pb::GetTopologyAwareResourcesResponse resp;
+  resp.set_pod_uid(req.pod_uid());
+  resp.set_pod_name(c->pod_name);
+  resp.set_pod_namespace(c->pod_namespace);
+  auto* container = resp.mutable_container_topology_aware_resources();
+  container->set_container_name(req.container_name());
+  (*container->mutable_allocated_resources())[kResourceName] =
+      TopologyAwareCpus(layout_, c->cpuset);
+  return resp;
+}
+
+StatusOr<pb::GetTopologyAwareAllocatableResourcesResponse>
+CpuPlugin::GetTopologyAwareAllocatableResources() {
+  pb::GetTopologyAwareAllocatableResourcesResponse resp;
+  auto& r = (*resp.mutable_allocatable_resources())[kResourceName];
+  r.set_is_node_resource(false);
+  r.set_is_scalar_resource(true);
+  // Fixed at start: the machine's CPUs, and those not reserved for the system.
+  const CpuSet allocatable = layout_.online().Difference(reserved_);
+  r.set_aggregated_capacity_quantity(layout_.online().Size());
+  r.set_aggregated_allocatable_quantity(allocatable.Size());
+  AddPerNode(layout_, layout_.online(), r.mutable_topology_aware_capacity_quantity_list());
+  AddPerNode(layout_, allocatable, r.mutable_topology_aware_allocatable_quantity_list());
+  return resp;
+}
+
+StatusOr<int> CpuPlugin::ReclaimedSizeFor(const PoolSizes& sizes, const CpuState& state) const {
+  const int free = layout_.online().Difference(reserved_).Difference(state.pools.dedicated).Size();
+  if (sizes.reclaimed && sizes.shared && *sizes.reclaimed + *sizes.shared != free) {
+    return InvalidArgumentError(
+        fmt::format("reclaimed {} + shared {} = {}, but {} CPUs are neither reserved nor dedicated",
+                    *sizes.reclaimed, *sizes.shared, *sizes.reclaimed + *sizes.shared, free));
+  }
+  if (sizes.reclaimed) return *sizes.reclaimed;
+  if (!sizes.shared) return InvalidArgumentError("pool control: names no pool");
+  if (*sizes.shared >= free) {
+    return InvalidArgumentError(fmt::format(
+        "shared: pool size {} leaves no CPU for the reclaimed pool ({} CPUs are neither reserved "
+        "nor dedicated)",
+        *sizes.shared, free));
+  }
+  return free - *sizes.shared;
+}
+
+Status CpuPlugin::ResizePools(const PoolSizes& sizes) {
+  std::string summary;
+  {
+    std::lock_guard lock(mu_);
+    StatusOr<int> size = ReclaimedSizeFor(sizes, state_);
+    if (!size.ok()) return size.status();
+    if (*size == state_.reclaimed_size) return Status::Ok();
+    const int old_size = state_.reclaimed_size;
+    state_.reclaimed_size = *size;
+    QRM_RETURN_IF_ERROR(CommitOrUndo([&] { state_.reclaimed_size = old_size; }));
+    summary = fmt::format("reclaimed {} -> {} CPUs: reclaimed {}, shared {} ({} containers)",
+                          old_size, *size, state_.pools.reclaimed.ToString(),
+                          state_.pools.shared.ToString(), state_.ContainerCount());
+  }
+  Logger(kComponent)->info("pools resized: {}", summary);
+  return Status::Ok();
+}
+
+Status CpuPlugin::ReloadPoolControlFile() {
+  StatusOr<PoolSizes> sizes = ReadPoolControlFile(pool_control_path_);
+  Status s = sizes.ok() ? ResizePools(*sizes).WithContext(pool_control_path_) : sizes.status();
+  if (!s.ok())
+    Logger(kComponent)->error("pool control ignored, pool sizes unchanged: {}", s.message());
+  return s;
+}
+
+CpuPools CpuPlugin::pools() const {
+  std::lock_guard lock(mu_);
+  return state_.pools;
+}
+
+int CpuPlugin::reclaimed_size() const {
+  std::lock_guard lock(mu_);
+  return state_.reclaimed_size;
+}
+
+CpuState CpuPlugin::state() const {
+  std::lock_guard lock(mu_);
+  return state_;
+}
+
+}  // namespace qrm::cpu

@@ -1,0 +1,100 @@
+// CpuPlugin: the "cpu" resource plugin (qrm::sdk::ResourcePlugin), served by qrm-cpu-plugin.
+//
+// Every container gets a cpuset (ResourceAllocationInfo oci_property_name "CpusetCpus"):
+//   dedicated_cores  exclusive CPUs (exclusive_cpus.h, dedicated_placement.h)
+//   shared_cores     the shared pool (its NUMA nodes' part when NUMA-bound)
+//   reclaimed_cores  the reclaimed pool
+//   system_cores     the reserved CPUs (the shared pool when none are reserved)
+// and pools are recomputed after every change (pools.h). A change that moves pools changes the
+// cpuset of every shared/reclaimed container; GetResourcesAllocation reports the new ones and
+// the host's reconcile applies them.
+//
+// Every change is checkpointed (state_checkpoint.h) before the call returns success; when the
+// write fails the in-memory state is rolled back and the call fails. One mutex guards the
+// state; the checkpoint write is the only I/O done while holding it.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "common/cpu_set.h"
+#include "plugins/cpu/cpu_layout.h"
+#include "plugins/cpu/cpu_plugin_config.h"
+#include "plugins/cpu/cpu_request.h"
+#include "plugins/cpu/cpu_state.h"
+#include "plugins/cpu/pool_control.h"
+#include "plugins/cpu/state_checkpoint.h"
+#include "plugins/machine/topology.h"
+#include "plugins/qos/qos_requirement.h"
+#include "plugins/sdk/resource_plugin.h"
+
+namespace qrm::cpu {
+
+namespace pb = ::resourceplugin::v1alpha1;
+
+class CpuPlugin final : public sdk::ResourcePlugin {
+ public:
+  // Validates the config against the machine, restores the checkpoint (refusing one from
+  // another CPU layout or one whose dedicated CPUs are now reserved), applies the pool
+  // control file if there is one (a bad file is logged and ignored), and writes the
+  // checkpoint once so that it always describes the running plugin.
+  static StatusOr<std::unique_ptr<CpuPlugin>> Create(const machine::MachineTopology& topology,
+                                                     CpuPluginConfig config);
+
+  std::string ResourceName() const override { return kResourceName; }
+  pb::ResourcePluginOptions Options() const override;
+
+  StatusOr<pb::ResourceHintsResponse> GetTopologyHints(const pb::ResourceRequest& req) override;
+  StatusOr<pb::ResourceAllocationResponse> Allocate(const pb::ResourceRequest& req) override;
+  Status RemovePod(const std::string& pod_uid) override;
+  StatusOr<pb::GetResourcesAllocationResponse> GetResourcesAllocation() override;
+  StatusOr<pb::GetTopologyAwareResourcesResponse> GetTopologyAwareResources(
+      const pb::GetTopologyAwareResourcesRequest& req) override;
+  StatusOr<pb::GetTopologyAwareAllocatableResourcesResponse> GetTopologyAwareAllocatableResources()
+      override;
+
+  // --- Control interface -------------------------------------------------------------------
+  // Resizes the pools (pool_control.h explains "shared"). kInvalidArgument naming the key and
+  // value when the sizes do not fit; the old sizes then stay.
+  Status ResizePools(const PoolSizes& sizes);
+  // Reads the pool control file and applies it. Errors are logged (naming the file, key and
+  // value) and returned; the old sizes stay.
+  Status ReloadPoolControlFile();
+  const std::string& pool_control_path() const { return pool_control_path_; }
+
+  // --- Introspection (tests, logs) -----------------------------------------------------------
+  CpuPools pools() const;
+  int reclaimed_size() const;
+  CpuState state() const;
+  const CpuSet& reserved() const { return reserved_; }
+  const CpuLayout& layout() const { return layout_; }
+
+ private:
+  CpuPlugin(CpuLayout layout, CpuSet reserved, plugins::RoleTable roles, CpuPluginConfig config);
+
+  StatusOr<CpuRequest> Parse(const pb::ResourceRequest& req) const;
+  // What dedicated admission may use in `state`. Called with mu_ held.
+  CpuAvailability Availability(const CpuState& state) const;
+  // Called with mu_ held after state_ was changed in place: refreshes the pools and
+  // checkpoints. On failure `undo` reverts the change, the pools are refreshed again (they
+  // are a function of the state, so they come back exactly) and the error is returned.
+  // Changing in place instead of on a copy keeps an admission O(changed containers) in memory;
+  // the checkpoint write is O(containers) anyway.
+  Status CommitOrUndo(const std::function<void()>& undo);
+  // The reclaimed size `sizes` asks for, given `state`'s dedicated CPUs.
+  StatusOr<int> ReclaimedSizeFor(const PoolSizes& sizes, const CpuState& state) const;
+
+  const CpuLayout layout_;
+  const CpuSet reserved_;
+  const plugins::RoleTable roles_;
+  const CpuPluginConfig config_;
+  const StateCheckpoint checkpoint_;
+  const std::string pool_control_path_;
+
+  mutable std::mutex mu_;  // guards state_
+  CpuState state_;
+};
+
+}  // namespace qrm::cpu

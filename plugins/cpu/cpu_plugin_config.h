@@ -1,0 +1,49 @@
+// CpuPluginConfig: everything the CPU plugin is configured with (flags / config file keys of
+// qrm-cpu-plugin, see docs/cpu-plugin.md), and the checks that turn it into CPU sets.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "checkpoint/checkpoint_file.h"
+#include "common/cpu_set.h"
+#include "common/status.h"
+#include "plugins/cpu/cpu_layout.h"
+
+namespace qrm::cpu {
+
+inline constexpr const char* kResourceName = "cpu";
+// The design document's example 1: two cores' worth per node of its two-node machine.
+inline constexpr int kDefaultReclaimedPoolSize = 4;
+
+struct CpuPluginConfig {
+  // --reserved-cpus: CPU list for system_cores and the node's own daemons ("0-1,40-41").
+  std::string reserved_cpus;
+  // --reserved-cpu-count: as many CPUs, whole cores spread evenly over the NUMA nodes, lowest
+  // ids first. At most one of the two may be set.
+  int reserved_cpu_count = 0;
+  // --reclaimed-pool-size when given explicitly. When absent, the checkpoint's size is kept,
+  // or kDefaultReclaimedPoolSize on a first start, clamped to what the machine allows (a
+  // two-CPU machine gets a one-CPU reclaimed pool); an explicit size is never clamped.
+  std::optional<int> reclaimed_pool_size;
+  // --roles: the role table as JSON (plugins/qos/qos_requirement.h).
+  std::string roles_json;
+  // --state-dir: where cpu_plugin_state lives. Empty keeps nothing on disk (unit tests).
+  std::string state_dir;
+  // --pool-control-file; empty means <state_dir>/pools.json (none without a state dir).
+  std::string pool_control_file;
+  // --reset-state: move an existing checkpoint aside and start empty.
+  bool reset_state = false;
+  // Tests inject checkpoint write faults here.
+  checkpoint::WriteOptions write_options;
+
+  std::string StatePath() const;
+  std::string PoolControlPath() const;
+};
+
+// The reserved CPUs the config asks for. kInvalidArgument naming the key and the value: both
+// keys set, a malformed list, CPUs not on the machine (named), a negative count, or a count
+// that leaves nothing to allocate.
+StatusOr<CpuSet> ResolveReservedCpus(const CpuLayout& layout, const CpuPluginConfig& config);
+
+}  // namespace qrm::cpu

@@ -1,0 +1,182 @@
+// qrm-cpu-plugin: the "cpu" resource plugin (docs/cpu-plugin.md).
+//
+//   qrm-cpu-plugin [--config FILE] [--reserved-cpus LIST | --reserved-cpu-count N]
+//                  [--reclaimed-pool-size N] [--roles JSON] [--state-dir DIR] ...
+//   qrm-cpu-plugin --set-pools reclaimed=52[,shared=M] [--pool-control-file F | --state-dir D]
+//
+// The second form validates the sizes, writes the pool control file atomically and exits; the
+// running plugin picks the file up and resizes its pools.
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <string>
+
+#include <boost/program_options.hpp>
+#include <malloc.h>
+#include <signal.h>
+
+#include "common/config/config.h"
+#include "common/log.h"
+#include "plugins/cpu/cpu_plugin.h"
+#include "plugins/cpu/pool_control.h"
+#include "plugins/cpu/pool_control_watcher.h"
+#include "plugins/machine/discovery.h"
+#include "plugins/sdk/run.h"
+
+namespace po = boost::program_options;
+
+namespace {
+
+constexpr const char* kProgram = "qrm-cpu-plugin";
+constexpr const char* kDefaultStateDir = "/var/lib/qrm/cpu";
+
+struct Flags {
+  qrm::sdk::PluginServerOptions server;
+  bool no_register = false;
+  qrm::cpu::CpuPluginConfig plugin;
+  int reclaimed_pool_size = 0;
+  qrm::machine::DiscoveryOptions discovery;
+  std::string log_level;
+  std::string log_format;
+  std::string set_pools;
+};
+
+po::options_description Describe(Flags& f) {
+  po::options_description desc(std::string(kProgram) + " options");
+  auto add = desc.add_options();
+  add("plugin-dir", po::value(&f.server.plugin_dir)->default_value(qrm::sdk::kDefaultPluginDir),
+      "directory of the host's registration socket and of ours");
+  add("socket-name", po::value(&f.server.socket_name)->default_value("cpu.sock"),
+      "our socket's file name inside --plugin-dir");
+  add("no-register", po::bool_switch(&f.no_register),
+      "serve only; do not call Register on the host (it may still discover the socket)");
+  add("state-dir", po::value(&f.plugin.state_dir)->default_value(kDefaultStateDir),
+      "directory of the checkpoint (cpu_plugin_state) and the pool control file");
+  add("sysfs-root", po::value(&f.discovery.sysfs_root)->default_value("/sys"),
+      "sysfs to read the machine from (a fake tree in tests)");
+  add("procfs-root", po::value(&f.discovery.procfs_root)->default_value("/proc"),
+      "procfs to read the machine from");
+  add("netns-dir", po::value(&f.discovery.netns_dir)->default_value("/var/run/netns"),
+      "network namespaces directory (accepted for uniformity; the CPU plugin reads no NICs)");
+  add("log-level", po::value(&f.log_level)->default_value("info"),
+      "trace, debug, info, warn, error, critical or off");
+  add("log-format", po::value(&f.log_format)->default_value("text"), "text or json");
+  add("reserved-cpus", po::value(&f.plugin.reserved_cpus)->default_value(""),
+      "CPUs for system_cores and the node's daemons, e.g. 0-1,40-41");
+  add("reserved-cpu-count", po::value(&f.plugin.reserved_cpu_count)->default_value(0),
+      "reserve this many CPUs instead: whole cores, spread over NUMA nodes, lowest ids");
+  add("reclaimed-pool-size", po::value(&f.reclaimed_pool_size),
+      "CPUs of the reclaimed pool at start (default: the checkpoint's, else 4; at least 1)");
+  add("roles", po::value(&f.plugin.roles_json)->default_value(""),
+      "role table JSON: role -> {qos_level, numa_binding, numa_exclusive, numa_anti_affinity}");
+  add("pool-control-file", po::value(&f.plugin.pool_control_file)->default_value(""),
+      "watched pool control file (default <state-dir>/pools.json)");
+  add("reset-state", po::bool_switch(&f.plugin.reset_state),
+      "move an existing checkpoint aside and start with no containers (after draining the node)");
+  add("set-pools", po::value(&f.set_pools),
+      "write the pool control file (reclaimed=N[,shared=M]) and exit");
+  return desc;
+}
+
+// --set-pools: validate, write the control file atomically, report, exit.
+int SetPools(const Flags& f) {
+  auto sizes = qrm::cpu::ParseSetPools(f.set_pools);
+  if (!sizes.ok()) {
+    std::cerr << kProgram << ": " << sizes.status().message() << "\n";
+    return 2;
+  }
+  // Sizes the machine cannot have are refused here; whether they fit next to the dedicated
+  // containers only the running plugin knows (it logs and keeps the old sizes otherwise).
+  qrm::machine::DiscoveryOptions discovery = f.discovery;
+  discovery.discover_nics = false;
+  if (auto topology = qrm::machine::Discover(discovery); topology.ok()) {
+    const int online = topology->NumCpus();
+    for (const auto& [key, size] :
+         {std::pair{"reclaimed", sizes->reclaimed}, std::pair{"shared", sizes->shared}}) {
+      if (size && *size >= online) {
+        std::cerr << kProgram << ": --set-pools: " << key << "=" << *size
+                  << ": the machine has only " << online << " online CPUs\n";
+        return 2;
+      }
+    }
+  }
+  const std::string path = f.plugin.PoolControlPath();
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+  if (qrm::Status s = qrm::cpu::WritePoolControlFile(path, *sizes); !s.ok()) {
+    std::cerr << kProgram << ": " << s.ToString() << "\n";
+    return 1;
+  }
+  std::cout << "wrote " << path << ": " << qrm::cpu::FormatPoolControl(*sizes);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // One malloc arena: gRPC serves each call on one of several threads, and with glibc's
+  // per-thread arenas every thread that ever wrote a checkpoint keeps its own copy of the
+  // large temporary buffers resident (several MiB with 1,000 containers). The plugin's state
+  // is behind one mutex anyway, so the arenas buy no parallelism. Before any thread exists.
+  mallopt(M_ARENA_MAX, 1);
+  // A fixed mmap threshold (glibc raises it after every large free otherwise): the checkpoint's
+  // serialized copies (~150 KiB with 1,000 containers) are mapped and unmapped per write
+  // instead of staying resident in the heap.
+  mallopt(M_MMAP_THRESHOLD, 64 * 1024);
+  Flags f;
+  po::options_description desc = Describe(f);
+  auto parsed = qrm::config::Parse(argc, argv, desc);
+  if (!parsed.ok()) {
+    std::cerr << kProgram << ": " << parsed.status().message() << "\n";
+    return 2;
+  }
+  if (parsed->exit) {
+    std::cout << parsed->output;
+    return 0;
+  }
+  if (!qrm::ConfigureLogging(f.log_level, f.log_format)) {
+    std::cerr << kProgram << ": unknown --log-level \"" << f.log_level << "\" or --log-format \""
+              << f.log_format << "\"\n";
+    return 2;
+  }
+  if (parsed->vm.count("set-pools")) return SetPools(f);
+
+  auto log = qrm::Logger("cpu-plugin");
+  if (parsed->vm.count("reclaimed-pool-size")) f.plugin.reclaimed_pool_size = f.reclaimed_pool_size;
+  f.server.register_with_host = !f.no_register;
+  f.discovery.discover_nics = false;
+
+  auto topology = qrm::machine::Discover(f.discovery);
+  if (!topology.ok()) {
+    log->error("cannot read the machine: {}", topology.status().ToString());
+    return 1;
+  }
+  log->info("machine: {}", topology->Summary());
+  auto plugin = qrm::cpu::CpuPlugin::Create(*topology, f.plugin);
+  if (!plugin.ok()) {
+    log->error("cannot start: {}", plugin.status().ToString());
+    return plugin.status().code() == qrm::StatusCode::kInvalidArgument ? 2 : 1;
+  }
+
+  // Block the signals before the watcher thread exists, so that only Run's sigwait sees them.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  std::optional<qrm::cpu::PoolControlWatcher> watcher;
+  if (const std::string& path = (*plugin)->pool_control_path(); !path.empty()) {
+    watcher.emplace(path, [&plugin] { (void)(*plugin)->ReloadPoolControlFile(); });
+    if (qrm::Status s = watcher->Start(); !s.ok()) {
+      log->error("cannot watch the pool control file {}: {}", path, s.ToString());
+      return 1;
+    }
+    // A file written between Create's read and the watch being set up.
+    if (std::filesystem::exists(path)) (void)(*plugin)->ReloadPoolControlFile();
+  }
+  const int rc = qrm::sdk::Run(**plugin, f.server);
+  if (watcher) watcher->Stop();
+  return rc;
+}

@@ -1,0 +1,161 @@
+// Restart from the checkpoint: same answers, nothing handed out twice, other machines refused,
+// failed writes leave no trace.
+#include <atomic>
+#include <filesystem>
+
+#include "checkpoint/checkpoint_file.h"
+#include "tests/unit/cpu_plugin/cpu_test_util.h"
+
+namespace qrm::cpu::testing {
+namespace {
+
+const std::map<std::string, std::string> kDedicated = {
+    {"katalyst.kubewharf.io/qos_level", "dedicated_cores"}};
+
+CpuPluginConfig DocConfig(const TempDir& dir) {
+  CpuPluginConfig config;
+  config.state_dir = dir.path();
+  config.reserved_cpus = "0-1,40-41";
+  return config;
+}
+
+TEST_CASE("a restarted plugin gives the same answers and never allocates twice", "[cpu][restart]") {
+  TempDir dir;
+  const auto topology = FakeTopology("doc80");
+  std::map<std::string, std::string> before;
+  pb::ResourceAllocationInfo storage;
+  {
+    auto first = MakePlugin(topology, DocConfig(dir));
+    storage = AllocateOk(*first, WithHint(Request("s", "storage-service", 20), {0}));
+    AllocateOk(*first, WithHint(Request("r", "reranker", 10), {1}));
+    AllocateOk(*first, Request("u", "", 3.5, kDedicated));
+    AllocateOk(*first, Request("web", "online-micro_service", 2));
+    AllocateOk(*first, Request("etl", "ETL", 1));
+    REQUIRE(first->ResizePools({.reclaimed = 10}).ok());
+    before = Cpusets(*first);
+  }
+  auto second = MakePlugin(topology, DocConfig(dir));
+  CHECK(Cpusets(*second) == before);
+  CHECK(second->reclaimed_size() == 10);
+  // Allocate replayed for a container it holds: the same answer.
+  const auto again = AllocateOk(*second, WithHint(Request("s", "storage-service", 20), {0}));
+  CHECK(again.allocation_result() == storage.allocation_result());
+  CHECK(again.SerializeAsString() == storage.SerializeAsString());
+  // Anti-affinity survived the restart: a reranker still cannot join node 0.
+  CHECK(Hints(*second, Request("r2", "reranker", 2)) == "1*");
+  // A new dedicated container gets CPUs nobody holds.
+  const auto fresh = AllocateOk(*second, Request("u2", "", 8, kDedicated));
+  auto fresh_cpus = CpuSet::Parse(fresh.allocation_result());
+  REQUIRE(fresh_cpus.ok());
+  for (const auto& [who, cpus] : before) {
+    auto held = CpuSet::Parse(cpus);
+    REQUIRE(held.ok());
+    const ContainerAllocation* c = second->state().Find(who.substr(0, who.find('/')), "container0");
+    REQUIRE(c != nullptr);
+    if (c->dedicated()) CHECK_FALSE(fresh_cpus->Overlaps(*held));
+  }
+}
+
+TEST_CASE("a checkpoint from another machine shape is refused with the way out", "[cpu][restart]") {
+  TempDir dir;
+  {
+    auto doc = MakePlugin(FakeTopology("doc80"), DocConfig(dir));
+    AllocateOk(*doc, WithHint(Request("s", "storage-service", 20), {0}));
+  }
+  CpuPluginConfig config;
+  config.state_dir = dir.path();
+  config.roles_json = kDocRoles;
+  auto other = CpuPlugin::Create(FakeTopology("4x32smt"), config);
+  REQUIRE_FALSE(other.ok());
+  CHECK(other.status().code() == StatusCode::kFailedPrecondition);
+  const std::string& message = other.status().message();
+  CHECK_THAT(message, Catch::Contains("different CPU layout"));
+  CHECK_THAT(message, Catch::Contains("cpus 0-79"));
+  CHECK_THAT(message, Catch::Contains("cpus 0-127"));
+  CHECK_THAT(message, Catch::Contains("Drain the node"));
+  CHECK_THAT(message, Catch::Contains("--reset-state"));
+  // The file is left for the operator.
+  CHECK(std::filesystem::exists(dir.File("cpu_plugin_state")));
+
+  // --reset-state moves it aside and starts empty.
+  config.reset_state = true;
+  auto reset = CpuPlugin::Create(FakeTopology("4x32smt"), config);
+  INFO(reset.status().ToString());
+  REQUIRE(reset.ok());
+  CHECK((*reset)->state().ContainerCount() == 0);
+  int moved_aside = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+    if (entry.path().filename().string().starts_with("cpu_plugin_state.reset-")) ++moved_aside;
+  }
+  CHECK(moved_aside == 1);
+}
+
+TEST_CASE("dedicated CPUs that became reserved stop the plugin", "[cpu][restart]") {
+  TempDir dir;
+  {
+    auto first = MakePlugin(FakeTopology("doc80"), DocConfig(dir));
+    CHECK(
+        AllocateOk(*first, WithHint(Request("s", "storage-service", 4), {0})).allocation_result() ==
+        "2-5");
+  }
+  CpuPluginConfig config = DocConfig(dir);
+  config.roles_json = kDocRoles;
+  config.reserved_cpus = "0-3,40-43";
+  auto second = CpuPlugin::Create(FakeTopology("doc80"), config);
+  REQUIRE_FALSE(second.ok());
+  CHECK(second.status().code() == StatusCode::kFailedPrecondition);
+  CHECK_THAT(second.status().message(),
+             Catch::Contains("dedicated CPUs 2-3 that are now reserved"));
+}
+
+TEST_CASE("a corrupt checkpoint stops the plugin and stays in place", "[cpu][restart]") {
+  TempDir dir;
+  { MakePlugin(FakeTopology("doc80"), DocConfig(dir)); }
+  std::string text = qrm::testing::ReadFile(dir.File("cpu_plugin_state"));
+  text[text.size() / 2] ^= 0x20;
+  qrm::testing::WriteFile(dir.File("cpu_plugin_state"), text);
+  CpuPluginConfig config = DocConfig(dir);
+  config.roles_json = kDocRoles;
+  auto plugin = CpuPlugin::Create(FakeTopology("doc80"), config);
+  REQUIRE_FALSE(plugin.ok());
+  CHECK(plugin.status().code() == StatusCode::kDataLoss);
+  CHECK_THAT(plugin.status().message(), Catch::Contains("--reset-state"));
+  CHECK(std::filesystem::exists(dir.File("cpu_plugin_state")));
+}
+
+TEST_CASE("a failed checkpoint write fails the call and changes nothing", "[cpu][restart]") {
+  TempDir dir;
+  auto fail = std::make_shared<std::atomic<bool>>(false);
+  CpuPluginConfig config = DocConfig(dir);
+  config.write_options.fault_hook = [fail](checkpoint::WriteStep step) {
+    if (*fail && step == checkpoint::WriteStep::kRename) {
+      return Status(StatusCode::kResourceExhausted, "injected: disk full");
+    }
+    return Status::Ok();
+  };
+  auto plugin = MakePlugin(FakeTopology("doc80"), config);
+  AllocateOk(*plugin, Request("web", "online-micro_service", 2));
+  const CpuState before = plugin->state();
+  const std::string file_before = qrm::testing::ReadFile(dir.File("cpu_plugin_state"));
+
+  *fail = true;
+  auto alloc = plugin->Allocate(WithHint(Request("s", "storage-service", 20), {0}));
+  REQUIRE_FALSE(alloc.ok());
+  CHECK(alloc.status().code() == StatusCode::kResourceExhausted);
+  CHECK_THAT(alloc.status().message(), Catch::Contains("injected: disk full"));
+  CHECK(plugin->state() == before);
+  CHECK(plugin->RemovePod("web").code() == StatusCode::kResourceExhausted);
+  CHECK(plugin->state() == before);
+  CHECK_FALSE(plugin->ResizePools({.reclaimed = 20}).ok());
+  CHECK(plugin->state() == before);
+  CHECK(qrm::testing::ReadFile(dir.File("cpu_plugin_state")) == file_before);
+
+  // Once the disk recovers the same container is admitted as if nothing happened.
+  *fail = false;
+  CHECK(
+      AllocateOk(*plugin, WithHint(Request("s", "storage-service", 20), {0})).allocation_result() ==
+      "2-21");
+}
+
+}  // namespace
+}  // namespace qrm::cpu::testing
