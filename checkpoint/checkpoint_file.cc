@@ -119,7 +119,7 @@ StatusOr<std::string> ReadWholeFile(const std::string& path) {
 
 // Verifies the parsed document; returns a description of what is wrong, or
 // empty if the file is intact. Unsupported versions are reported separately.
-std::string FindCorruption(const std::string& content, rapidjson::Document& doc,
+std::string FindCorruption(std::string_view content, rapidjson::Document& doc,
                            std::string* computed_checksum) {
   if (content.empty()) return "empty file";
   doc.Parse<rapidjson::kParseValidateEncodingFlag>(content.data(), content.size());
@@ -207,30 +207,20 @@ Status Write(const std::string& path, uint32_t version, const rapidjson::Value& 
   return SyncDirectory(parts.dir);
 }
 
-StatusOr<Checkpoint> Read(const std::string& path, const ReadOptions& options) {
-  StatusOr<std::string> content = ReadWholeFile(path);
-  if (!content.ok()) return content.status();
-
+StatusOr<Checkpoint> Parse(std::string_view content, const std::string& name,
+                           const ReadOptions& options) {
   Checkpoint result;
   std::string computed;
-  const std::string problem = FindCorruption(*content, result.data, &computed);
+  const std::string problem = FindCorruption(content, result.data, &computed);
   if (!problem.empty()) {
-    std::string message = fmt::format("checkpoint {}: corrupt: {}", path, problem);
-    if (options.quarantine_corrupt) {
-      StatusOr<std::string> moved = Quarantine(path);
-      message += moved.ok()
-                     ? fmt::format("; moved aside to {}", *moved)
-                     : fmt::format("; could not move it aside: {}", moved.status().message());
-    }
-    return DataLossError(std::move(message));
+    return DataLossError(fmt::format("checkpoint {}: corrupt: {}", name, problem));
   }
-
   result.version = result.data["version"].GetUint();
   if (result.version < options.min_version || result.version > options.max_version) {
     return FailedPreconditionError(fmt::format(
         "checkpoint {}: unsupported version {} (this build reads versions {} to {}); it may "
         "have been written by a newer qrm",
-        path, result.version, options.min_version, options.max_version));
+        name, result.version, options.min_version, options.max_version));
   }
   result.checksum = std::move(computed);
   // Keep only `data` as the document root; its allocator stays with the document.
@@ -238,6 +228,18 @@ StatusOr<Checkpoint> Read(const std::string& path, const ReadOptions& options) {
   result.data.SetObject();
   static_cast<rapidjson::Value&>(result.data).Swap(data);
   return result;
+}
+
+StatusOr<Checkpoint> Read(const std::string& path, const ReadOptions& options) {
+  StatusOr<std::string> content = ReadWholeFile(path);
+  if (!content.ok()) return content.status();
+  StatusOr<Checkpoint> parsed = Parse(*content, path, options);
+  if (parsed.ok() || !IsCorrupt(parsed.status()) || !options.quarantine_corrupt) return parsed;
+  StatusOr<std::string> moved = Quarantine(path);
+  return DataLossError(
+      parsed.status().message() +
+      (moved.ok() ? fmt::format("; moved aside to {}", *moved)
+                  : fmt::format("; could not move it aside: {}", moved.status().message())));
 }
 
 namespace {

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 
 #include <rapidjson/document.h>
 #include <sys/types.h>
@@ -71,6 +72,11 @@ Status Write(const std::string& path, uint32_t version, const rapidjson::Value& 
 //                        (IsUnsupportedVersion)
 //   other                I/O errors while reading
 StatusOr<Checkpoint> Read(const std::string& path, const ReadOptions& options = {});
+
+// Verifies checkpoint bytes already in memory; `name` is used in messages. The same checks
+// and errors as Read, without I/O (nothing is ever moved aside).
+StatusOr<Checkpoint> Parse(std::string_view content, const std::string& name,
+                           const ReadOptions& options = {});
 
 inline bool IsMissing(const Status& s) {
   return s.code() == StatusCode::kNotFound;

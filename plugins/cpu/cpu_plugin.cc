@@ -51,10 +51,9 @@ StatusOr<std::unique_ptr<CpuPlugin>> CpuPlugin::Create(const machine::MachineTop
   if (!reserved.ok()) return reserved.status();
   StatusOr<plugins::RoleTable> roles = plugins::RoleTable::Parse(config.roles_json);
   if (!roles.ok()) return roles.status();
-  if (config.reclaimed_pool_size && *config.reclaimed_pool_size < 1) {
+  if (config.reclaimed_pool_size && *config.reclaimed_pool_size < 0) {
     return InvalidArgumentError(fmt::format(
-        "reclaimed-pool-size {}: must be at least 1 (reclaimed_cores containers need a CPU to "
-        "run on)",
+        "reclaimed-pool-size {}: must be 0 (reclaimed_cores share the shared pool) or more",
         *config.reclaimed_pool_size));
   }
 

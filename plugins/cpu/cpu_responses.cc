@@ -39,7 +39,12 @@ pb::ResourceAllocationInfo AllocationInfo(const CpuLayout& layout, const Contain
 void AddPerNode(const CpuLayout& layout, const CpuSet& cpus,
                 google::protobuf::RepeatedPtrField<pb::TopologyAwareQuantity>* out) {
   for (int node : layout.cpu_nodes()) {
-    *out->Add() = PerNode(node, layout.NodeCpus(node).Intersection(cpus).Size());
+    const CpuSet on_node = layout.NodeCpus(node).Intersection(cpus);
+    pb::TopologyAwareQuantity* q = out->Add();
+    *q = PerNode(node, on_node.Size());
+    // Which CPUs, not only how many: pod-resources' GetAllocatableResources lists cpu_ids, and
+    // qrmctl tells reserved CPUs from allocatable ones by it.
+    (*q->mutable_annotations())[kCpusAnnotation] = on_node.ToString();
   }
 }
 

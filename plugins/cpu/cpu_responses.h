@@ -26,7 +26,10 @@ pb::ResourceAllocationInfo AllocationInfo(const CpuLayout& layout, const Contain
 // Per-NUMA CPU counts of `cpus` (nodes it does not touch are left out).
 pb::TopologyAwareResource TopologyAwareCpus(const CpuLayout& layout, const CpuSet& cpus);
 
-// One TopologyAwareQuantity per NUMA node with CPUs: how many of `cpus` are on it.
+// Annotation on per-NUMA quantities naming the CPUs counted ("2-39").
+inline constexpr const char* kCpusAnnotation = "qrm.io/cpus";
+
+// One TopologyAwareQuantity per NUMA node with CPUs: how many of `cpus` are on it, and which.
 void AddPerNode(const CpuLayout& layout, const CpuSet& cpus,
                 google::protobuf::RepeatedPtrField<pb::TopologyAwareQuantity>* out);
 

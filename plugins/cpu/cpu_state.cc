@@ -35,7 +35,9 @@ const CpuSet* WholePool(const CpuPools& pools, const ContainerAllocation& c) {
     case plugins::QosLevel::kDedicated: return nullptr;
     case plugins::QosLevel::kSystem:
       return pools.reserved.Empty() ? &pools.shared : &pools.reserved;
-    case plugins::QosLevel::kReclaimed: return &pools.reclaimed;
+    case plugins::QosLevel::kReclaimed:
+      // Without a reclaimed pool of its own, offline work shares the shared pool.
+      return pools.reclaimed.Empty() ? &pools.shared : &pools.reclaimed;
     case plugins::QosLevel::kShared: return c.numa_bound() ? nullptr : &pools.shared;
   }
   return nullptr;

@@ -67,7 +67,8 @@ po::options_description Describe(Flags& f) {
   add("reserved-cpu-count", po::value(&f.plugin.reserved_cpu_count)->default_value(0),
       "reserve this many CPUs instead: whole cores, spread over NUMA nodes, lowest ids");
   add("reclaimed-pool-size", po::value(&f.reclaimed_pool_size),
-      "CPUs of the reclaimed pool at start (default: the checkpoint's, else 4; at least 1)");
+      "CPUs of the reclaimed pool at start (default: the checkpoint's, else 4; 0: reclaimed_cores "
+      "share the shared pool)");
   add("roles", po::value(&f.plugin.roles_json)->default_value(""),
       "role table JSON: role -> {qos_level, numa_binding, numa_exclusive, numa_anti_affinity}");
   add("pool-control-file", po::value(&f.plugin.pool_control_file)->default_value(""),

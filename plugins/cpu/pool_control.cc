@@ -29,10 +29,13 @@ Status SetSize(std::string_view what, PoolSizes* sizes, std::string_view key,
     return InvalidArgumentError(
         fmt::format("{}: unknown key {} (expected \"reclaimed\" or \"shared\")", what, Quote(key)));
   }
-  if (!value || *value < 1 || *value > kMaxPoolSize) {
+  // The shared pool always keeps a CPU; a reclaimed pool of 0 means reclaimed_cores run in
+  // the shared pool.
+  const int64_t min = field == &sizes->shared ? 1 : 0;
+  if (!value || *value < min || *value > kMaxPoolSize) {
     return InvalidArgumentError(fmt::format(
-        "{}: key \"{}\": invalid value {} (expected a whole number of CPUs from 1 to {})", what,
-        key, text, kMaxPoolSize));
+        "{}: key \"{}\": invalid value {} (expected a whole number of CPUs from {} to {})", what,
+        key, text, min, kMaxPoolSize));
   }
   *field = static_cast<int>(*value);
   return Status::Ok();

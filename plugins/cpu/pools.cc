@@ -69,10 +69,8 @@ int MaxReclaimedSize(const CpuLayout& layout, const CpuSet& reserved, const CpuS
 StatusOr<CpuPools> ComputePools(const CpuLayout& layout, const CpuSet& reserved,
                                 const CpuSet& dedicated, int reclaimed_size) {
   const CpuSet free = layout.online().Difference(reserved).Difference(dedicated);
-  if (reclaimed_size < 1) {
-    return InvalidArgumentError(fmt::format(
-        "reclaimed: pool size {} is below 1 (reclaimed_cores containers need a CPU to run on)",
-        reclaimed_size));
+  if (reclaimed_size < 0) {
+    return InvalidArgumentError(fmt::format("reclaimed: pool size {} is negative", reclaimed_size));
   }
   const int max = MaxReclaimedSize(layout, reserved, dedicated);
   if (reclaimed_size > max) {

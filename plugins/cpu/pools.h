@@ -38,9 +38,11 @@ CpuSet TakeSpread(const CpuLayout& layout, const CpuSet& from, int count, TakeOr
 // The smallest shared pool: shared_cores containers need at least one CPU to run on.
 inline constexpr int kMinSharedCpus = 1;
 
-// Pools for a reclaimed pool of `reclaimed_size` CPUs. kInvalidArgument naming "reclaimed"
-// and the value when it is below 1 or leaves fewer than kMinSharedCpus CPUs for the shared
-// pool. `reserved` and `dedicated` must be disjoint subsets of the machine.
+// Pools for a reclaimed pool of `reclaimed_size` CPUs. Size 0 means no reclaimed pool of its
+// own: reclaimed_cores containers then run in the shared pool (on a small machine, or when
+// the QoS system gives every spare CPU back to online work). kInvalidArgument naming
+// "reclaimed" and the value when it is negative or leaves fewer than kMinSharedCpus CPUs for
+// the shared pool. `reserved` and `dedicated` must be disjoint subsets of the machine.
 StatusOr<CpuPools> ComputePools(const CpuLayout& layout, const CpuSet& reserved,
                                 const CpuSet& dedicated, int reclaimed_size);
 

@@ -99,9 +99,9 @@ TEST_CASE("bad configuration is refused naming the key and value", "[cpu][bad-in
     config.reserved_cpu_count = -2;
     ConfigRefused(config, {"reserved-cpu-count -2"});
   }
-  SECTION("reclaimed pool of zero") {
-    config.reclaimed_pool_size = 0;
-    ConfigRefused(config, {"reclaimed-pool-size 0"});
+  SECTION("negative reclaimed pool") {
+    config.reclaimed_pool_size = -1;
+    ConfigRefused(config, {"reclaimed-pool-size -1"});
   }
   SECTION("reclaimed pool larger than the machine allows") {
     config.reclaimed_pool_size = 80;
@@ -122,7 +122,7 @@ TEST_CASE("bad pool resizes are refused and keep the old sizes", "[cpu][bad-inpu
     CHECK_THAT(s.message(), Catch::Contains(mention));
     CHECK(plugin->pools() == before);
   };
-  refused({.reclaimed = 0}, "reclaimed: pool size 0");
+  refused({.reclaimed = -1}, "reclaimed: pool size -1");
   refused({.reclaimed = 80}, "reclaimed: pool size 80");
   refused({.shared = 80}, "shared: pool size 80");
   refused({.reclaimed = 40, .shared = 41}, "reclaimed 40 + shared 41");

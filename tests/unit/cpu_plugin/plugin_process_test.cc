@@ -123,9 +123,9 @@ TEST_CASE("the plugin binary serves gRPC and follows --set-pools", "[cpu][proces
 
   // A bad size is refused by the CLI itself, naming it, and nothing is written.
   const auto bad =
-      RunProcess({QRM_CPU_PLUGIN, "--set-pools", "reclaimed=0", "--state-dir", dir.File("state")});
+      RunProcess({QRM_CPU_PLUGIN, "--set-pools", "shared=0", "--state-dir", dir.File("state")});
   CHECK(bad.exit_code == 2);
-  CHECK_THAT(bad.output, Catch::Contains("invalid value \"0\""));
+  CHECK_THAT(bad.output, Catch::Contains("key \"shared\": invalid value \"0\""));
   CHECK(plugin.Cpusets().at("etl") == "30-39,70-79");
 
   // SIGTERM: a clean exit that removes the socket.

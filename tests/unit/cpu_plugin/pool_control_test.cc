@@ -30,7 +30,7 @@ TEST_CASE("pool control JSON and --set-pools text parse strictly", "[cpu][contro
     CHECK(r.status().code() == StatusCode::kInvalidArgument);
     CHECK_THAT(r.status().message(), Catch::Contains(mention));
   };
-  bad_json(R"({"reclaimed": 0})", "key \"reclaimed\": invalid value 0");
+  bad_json(R"({"shared": 0})", "key \"shared\": invalid value 0");
   bad_json(R"({"reclaimed": -3})", "invalid value -3");
   bad_json(R"({"reclaimed": 2.5})", "invalid value 2.5");
   bad_json(R"({"reclaimed": "52"})", "invalid value \"52\"");

@@ -57,12 +57,16 @@ TEST_CASE("reserved CPUs by count: whole cores, spread, lowest ids", "[cpu][pool
         "0-1,32-33,64-65,96-97");
 }
 
-TEST_CASE("pool sizes that leave no shared CPU, or no reclaimed one, are refused", "[cpu][pools]") {
+TEST_CASE("pool sizes that leave no shared CPU are refused; size 0 shares the shared pool",
+          "[cpu][pools]") {
   const CpuLayout layout(FakeTopology("nosmt"));  // 16 CPUs
-  auto zero = ComputePools(layout, {}, {}, 0);
-  REQUIRE_FALSE(zero.ok());
-  CHECK(zero.status().code() == StatusCode::kInvalidArgument);
-  CHECK_THAT(zero.status().message(), Catch::Contains("reclaimed: pool size 0"));
+  auto negative = ComputePools(layout, {}, {}, -1);
+  REQUIRE_FALSE(negative.ok());
+  CHECK(negative.status().code() == StatusCode::kInvalidArgument);
+  CHECK_THAT(negative.status().message(), Catch::Contains("reclaimed: pool size -1"));
+  const CpuPools zero = PoolsOk(layout, {}, {}, 0);
+  CHECK(zero.reclaimed.Empty());
+  CHECK(zero.shared == layout.online());
   auto all = ComputePools(layout, {}, {}, 16);
   REQUIRE_FALSE(all.ok());
   CHECK(all.status().code() == StatusCode::kInvalidArgument);
