@@ -18,9 +18,13 @@ endif()
 # qrm_add_library(NAME SOURCES ... DEPS ...) declares target qrm_NAME with alias
 # qrm::NAME; every library gets the project options and the repo root on its
 # include path, so headers are included as "dir/header.h".
+# The options are a build-tree-only usage requirement ($<BUILD_INTERFACE:>): in-tree
+# consumers get them exactly as before, but an installed library (cmake/QrmInstall.cmake)
+# must not impose our -Werror or our source directory on an out-of-tree plugin.
 function(qrm_add_library name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;PRIVATE_DEPS" ${ARGN})
   add_library(qrm_${name} STATIC ${ARG_SOURCES})
   add_library(qrm::${name} ALIAS qrm_${name})
-  target_link_libraries(qrm_${name} PUBLIC qrm::options ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
+  target_link_libraries(qrm_${name} PUBLIC $<BUILD_INTERFACE:qrm::options> ${ARG_DEPS}
+                                    PRIVATE ${ARG_PRIVATE_DEPS})
 endfunction()

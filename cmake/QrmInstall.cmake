@@ -1,0 +1,143 @@
+# `cmake --install`: the binaries, the SDK (static libraries and headers) and a CMake
+# package, so that a plugin outside this repository builds with
+#
+#   find_package(qrm REQUIRED)
+#   target_link_libraries(my-plugin PRIVATE qrm::sdk)
+#
+# Included last from the top-level CMakeLists.txt, when every target exists; targets that
+# are not part of this checkout are skipped (if(TARGET)).
+#
+# Components: `runtime` (binaries, example configs and deployment files) and `development`
+# (libraries, headers, the CMake package). `cmake --install BUILD --component development`
+# is all a plugin author needs.
+#
+# Layout under the prefix (GNUInstallDirs):
+#   bin/qrm-host, bin/qrm-cpu-plugin, ...
+#   include/<repo path>/*.h, e.g. include/plugins/sdk/resource_plugin.h,
+#                                 include/api/resourceplugin_v1alpha1.pb.h
+#   lib/libqrm_sdk.a, ...
+#   lib/cmake/qrm/qrmConfig.cmake, qrmConfigVersion.cmake, qrmTargets*.cmake
+#   share/qrm/examples/{configs,deploy}/...
+
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set(QRM_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/qrm)
+
+# --- Binaries --------------------------------------------------------------------------
+foreach(binary qrm-host qrm-cpu-plugin qrm-memory-plugin qrm-nic-plugin qrmctl qrm-fake-machine
+               qrm-example-accel-plugin)
+  if(TARGET ${binary})
+    install(TARGETS ${binary} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
+  endif()
+endforeach()
+
+# --- Libraries and their headers -------------------------------------------------------
+# Every library an out-of-tree plugin may link, and every library those link publicly (a
+# static library's private dependencies are link dependencies of its users, so they are
+# exported too). Each is exported as qrm::<name>, the same name it has in-tree.
+#   sdk:        what a plugin links (ResourcePlugin, PluginServer, Run)
+#   api:        the generated protocol code the SDK's headers include
+#   common:     Status, CpuSet, NumaMask, logging; common_grpc: Status <-> grpc::Status
+#   checkpoint: crash-safe state files (the example plugin's state)
+#   machine:    topology discovery; qos: role table; config: flags plus a JSON config file
+# Each entry is "name:header directory" (headers are installed by their repository path;
+# api's are generated, see below).
+set(QRM_EXPORTED_LIBRARIES
+  api:
+  common:common
+  common_grpc:
+  config:common/config
+  checkpoint:checkpoint
+  sdk:plugins/sdk
+  machine:plugins/machine
+  qos:plugins/qos)
+
+# The generated protocol headers live in the build tree (api/CMakeLists.txt); their include
+# directory is a plain absolute path there, which an installed package must not carry.
+# Rewrite such paths (in the build or source tree) as build-tree-only; the installed targets
+# get include/ below instead. Already-wrapped entries ("$<...>") are left alone, so this
+# keeps working if api/CMakeLists.txt wraps its path itself.
+function(qrm_wrap_build_tree_includes target)
+  foreach(property INTERFACE_INCLUDE_DIRECTORIES INTERFACE_SYSTEM_INCLUDE_DIRECTORIES)
+    get_target_property(dirs ${target} ${property})
+    if(NOT dirs)
+      continue()
+    endif()
+    set(wrapped "")
+    foreach(dir IN LISTS dirs)
+      cmake_path(IS_PREFIX PROJECT_BINARY_DIR "${dir}" NORMALIZE in_build_tree)
+      cmake_path(IS_PREFIX PROJECT_SOURCE_DIR "${dir}" NORMALIZE in_source_tree)
+      if(IS_ABSOLUTE "${dir}" AND (in_build_tree OR in_source_tree))
+        list(APPEND wrapped "$<BUILD_INTERFACE:${dir}>")
+      else()
+        list(APPEND wrapped "${dir}")
+      endif()
+    endforeach()
+    set_property(TARGET ${target} PROPERTY ${property} "${wrapped}")
+  endforeach()
+endfunction()
+
+set(QRM_INSTALLED_TARGETS "")
+foreach(entry IN LISTS QRM_EXPORTED_LIBRARIES)
+  string(REPLACE ":" ";" parts "${entry}")
+  list(GET parts 0 name)
+  list(LENGTH parts count)
+  set(header_dir "")
+  if(count GREATER 1)
+    list(GET parts 1 header_dir)
+  endif()
+  if(NOT TARGET qrm_${name})
+    message(FATAL_ERROR "QrmInstall: library qrm_${name} is exported but does not exist")
+  endif()
+  set_target_properties(qrm_${name} PROPERTIES EXPORT_NAME ${name})
+  # The headers are C++20; say so, so that a consumer's compiler is switched to it. (In-tree
+  # every target already compiles as C++20: this changes no in-tree command line.)
+  target_compile_features(qrm_${name} INTERFACE cxx_std_20)
+  qrm_wrap_build_tree_includes(qrm_${name})
+  list(APPEND QRM_INSTALLED_TARGETS qrm_${name})
+  if(header_dir)
+    # Non-recursive: common/ holds other libraries' subdirectories (config/, metrics/).
+    file(GLOB headers CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/${header_dir}/*.h)
+    # fake_machine.h belongs to qrm::machine_fake, test support that is not installed.
+    list(FILTER headers EXCLUDE REGEX "/fake_machine\\.h$")
+    install(FILES ${headers} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/${header_dir}
+            COMPONENT development)
+  endif()
+endforeach()
+
+# The generated protocol headers (api/*.pb.h, api/*.grpc.pb.h) are sources of qrm_api.
+get_target_property(QRM_API_HEADERS qrm_api SOURCES)
+list(FILTER QRM_API_HEADERS INCLUDE REGEX "\\.h$")
+install(FILES ${QRM_API_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/api COMPONENT development)
+
+install(TARGETS ${QRM_INSTALLED_TARGETS}
+  EXPORT qrmTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT development
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+
+install(EXPORT qrmTargets
+  NAMESPACE qrm::
+  DESTINATION ${QRM_INSTALL_CMAKEDIR}
+  COMPONENT development)
+
+# --- The CMake package -----------------------------------------------------------------
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/qrmConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/qrmConfig.cmake
+  INSTALL_DESTINATION ${QRM_INSTALL_CMAKEDIR})
+# 0.x: a minor version may change the SDK's interface, so only the same minor matches.
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/qrmConfigVersion.cmake
+  VERSION ${PROJECT_VERSION}
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/qrmConfig.cmake ${PROJECT_BINARY_DIR}/qrmConfigVersion.cmake
+  DESTINATION ${QRM_INSTALL_CMAKEDIR}
+  COMPONENT development)
+
+# --- Example configurations and deployment files ---------------------------------------
+foreach(dir configs deploy)
+  if(IS_DIRECTORY ${PROJECT_SOURCE_DIR}/examples/${dir})
+    install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/${dir}
+            DESTINATION ${CMAKE_INSTALL_DATADIR}/qrm/examples
+            COMPONENT runtime)
+  endif()
+endforeach()

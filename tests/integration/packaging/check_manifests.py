@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Checks the Kubernetes manifests in examples/deploy/kubernetes against what qrm needs.
+
+  check_manifests.py <repo root>
+
+Every DaemonSet: in qrm-system, annotated qrm.io/skip: "true" (qrm must not admit its own
+pods), no hostPID, runs /usr/local/bin/<its name> with --config /etc/qrm/<its name>.json from
+the qrm-config ConfigMap, every path flag (--sysfs-root, ...) names a mounted directory,
+every mount has a volume, and hostPath volumes are only the node directories qrm uses.
+The ConfigMap holds exactly examples/configs/example3 (compared as JSON), and
+kustomization.yaml lists every manifest. Exits 77 (CTest: skipped) without PyYAML.
+"""
+import json
+import pathlib
+import sys
+
+try:
+    import yaml
+except ImportError:
+    print("PyYAML is not installed (Debian: python3-yaml): skipped")
+    sys.exit(77)
+
+NAMESPACE = "qrm-system"
+SKIP_ANNOTATION = "qrm.io/skip"
+ALLOWED_HOST_PATHS = {"/var/run/qrm", "/var/lib/qrm", "/run/containerd", "/sys", "/proc",
+                      "/var/run/netns"}
+PATH_FLAGS = ("--sysfs-root", "--procfs-root", "--netns-dir")
+CONFIG_EXAMPLE = "example3"
+
+errors = []
+
+
+def fail(where, message):
+    errors.append(f"{where}: {message}")
+
+
+def flag_value(args, flag):
+    """The value after `flag` in an argument list (None when absent)."""
+    if flag in args:
+        at = args.index(flag)
+        return args[at + 1] if at + 1 < len(args) else ""
+    return None
+
+
+def mounted(path, mounts):
+    return any(path == m["mountPath"] or path.startswith(m["mountPath"].rstrip("/") + "/")
+               for m in mounts)
+
+
+def check_daemonset(where, ds, config_keys):
+    name = ds["metadata"]["name"]
+    if ds["metadata"].get("namespace") != NAMESPACE:
+        fail(where, f"namespace is {ds['metadata'].get('namespace')!r}, not {NAMESPACE}")
+    template = ds["spec"]["template"]
+    labels = template["metadata"].get("labels", {})
+    for key, value in ds["spec"]["selector"]["matchLabels"].items():
+        if labels.get(key) != value:
+            fail(where, f"selector {key}={value} does not match the pod labels {labels}")
+    annotations = template["metadata"].get("annotations", {})
+    if annotations.get(SKIP_ANNOTATION) != "true":
+        fail(where, f'pod template lacks the annotation {SKIP_ANNOTATION}: "true"')
+    spec = template["spec"]
+    if spec.get("hostPID"):
+        fail(where, "hostPID is not needed (procfs is mounted at --procfs-root)")
+    volumes = {v["name"]: v for v in spec.get("volumes", [])}
+    for volume in volumes.values():
+        host_path = volume.get("hostPath", {}).get("path")
+        if host_path is not None and host_path not in ALLOWED_HOST_PATHS:
+            fail(where, f"hostPath {host_path} is not one of {sorted(ALLOWED_HOST_PATHS)}")
+        config_map = volume.get("configMap", {}).get("name")
+        if config_map is not None and config_map != "qrm-config":
+            fail(where, f"volume {volume['name']} mounts ConfigMap {config_map}, not qrm-config")
+    containers = spec["containers"]
+    if [c["name"] for c in containers] != [name]:
+        fail(where, f"expected one container named {name}")
+    for container in containers:
+        command = container.get("command", [])
+        if command != [f"/usr/local/bin/{name}"]:
+            fail(where, f"command is {command}, not /usr/local/bin/{name}")
+        mounts = container.get("volumeMounts", [])
+        for mount in mounts:
+            if mount["name"] not in volumes:
+                fail(where, f"volumeMount {mount['name']} has no volume")
+        args = container.get("args", [])
+        config = flag_value(args, "--config")
+        if config != f"/etc/qrm/{name}.json":
+            fail(where, f"--config is {config}, not /etc/qrm/{name}.json")
+        elif not mounted(config, mounts):
+            fail(where, f"--config {config} is not in a mounted volume")
+        if f"{name}.json" not in config_keys:
+            fail(where, f"ConfigMap qrm-config has no key {name}.json")
+        for flag in PATH_FLAGS:
+            value = flag_value(args, flag)
+            if value is not None and not mounted(value, mounts):
+                fail(where, f"{flag} {value} is not a mounted directory")
+
+
+def main():
+    root = pathlib.Path(sys.argv[1])
+    manifests = root / "examples/deploy/kubernetes"
+    configs = root / "examples/configs" / CONFIG_EXAMPLE
+    documents = {}
+    for path in sorted(manifests.glob("*.yaml")):
+        for doc in yaml.safe_load_all(path.read_text()):
+            if doc:
+                documents.setdefault(doc["kind"], []).append((path.name, doc))
+
+    kustomization = documents.pop("Kustomization", [])
+    listed = set(kustomization[0][1]["resources"]) if kustomization else set()
+    for path in manifests.glob("*.yaml"):
+        if path.name != "kustomization.yaml" and path.name not in listed:
+            fail("kustomization.yaml", f"does not list {path.name}")
+
+    namespaces = [doc["metadata"]["name"] for _, doc in documents.get("Namespace", [])]
+    if namespaces != [NAMESPACE]:
+        fail("namespace", f"expected the namespace {NAMESPACE}, found {namespaces}")
+
+    config_maps = documents.get("ConfigMap", [])
+    data = config_maps[0][1].get("data", {}) if len(config_maps) == 1 else {}
+    if len(config_maps) != 1 or config_maps[0][1]["metadata"]["name"] != "qrm-config":
+        fail("configmap", "expected exactly one ConfigMap, qrm-config")
+    expected = {p.name: json.loads(p.read_text()) for p in configs.glob("*.json")}
+    if set(data) != set(expected):
+        fail("configmap", f"keys {sorted(data)} differ from {configs}: {sorted(expected)}")
+    for key, text in data.items():
+        if key in expected and json.loads(text) != expected[key]:
+            fail(f"configmap {key}", f"differs from {configs / key}")
+    host = json.loads(data.get("qrm-host.json", "{}"))
+    if NAMESPACE not in host.get("skip_namespaces", []):
+        fail("configmap qrm-host.json", f"skip_namespaces lacks {NAMESPACE}")
+
+    daemonsets = documents.get("DaemonSet", [])
+    names = sorted(doc["metadata"]["name"] for _, doc in daemonsets)
+    if names != sorted(["qrm-host", "qrm-cpu-plugin", "qrm-memory-plugin", "qrm-nic-plugin"]):
+        fail("daemonsets", f"unexpected set {names}")
+    for file_name, ds in daemonsets:
+        check_daemonset(f"{file_name} ({ds['metadata']['name']})", ds, set(data))
+
+    for error in errors:
+        print(error)
+    print(f"{len(daemonsets)} DaemonSets, {len(data)} configurations checked; "
+          f"{len(errors)} problem(s)")
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
