@@ -1,0 +1,195 @@
+// A whole qrm node for end-to-end tests: a private containerd (tests/e2e/support), the
+// qrm-host binary in front of it, and the real qrm-cpu-plugin, qrm-memory-plugin and
+// qrm-nic-plugin processes on this machine's real topology. The test talks CRI to the shim
+// like the kubelet, pod-resources like a monitoring agent and admin like qrmctl.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+#include <grpcpp/grpcpp.h>
+#include <signal.h>
+#include <sys/stat.h>
+
+#include "api/admin_v1.grpc.pb.h"
+#include "api/podresources_v1.grpc.pb.h"
+#include "tests/e2e/support/containerd.h"
+#include "tests/e2e/support/cri_client.h"
+#include "tests/support/child_process.h"
+#include "tests/support/temp_dir.h"
+
+namespace qrm::e2e {
+
+inline constexpr auto kReconcilePeriod = std::chrono::milliseconds(1000);
+
+class NodeFixture {
+ public:
+  // Starts containerd; qrm is started by StartQrm so tests can choose plugin flags.
+  NodeFixture() {
+    auto c = Containerd::Start();
+    INFO((c.ok() ? std::string() : c.status().ToString()));
+    REQUIRE(c.ok());
+    containerd_ = std::move(*c);
+    ::mkdir(File("plugins").c_str(), 0750);
+  }
+  ~NodeFixture() {
+    host_.reset();  // the host first: its reconcile must not race the plugins' exit
+    plugins_.clear();
+  }
+
+  std::string File(const std::string& name) const { return dir_.File(name); }
+  std::string CriSocket() const { return File("cri.sock"); }
+  std::string PodResourcesSocket() const { return File("pod-resources.sock"); }
+  std::string AdminSocket() const { return File("admin.sock"); }
+  Containerd& containerd() { return *containerd_; }
+
+  void StartPlugin(const std::string& which, std::vector<std::string> flags = {}) {
+    std::vector<std::string> argv = {Binary(which), "--plugin-dir",         File("plugins"),
+                                     "--state-dir", File("state-" + which), "--log-level",
+                                     "debug"};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    plugins_[which] = std::make_unique<testing::ChildProcess>(argv, File(which + ".log"));
+  }
+  testing::ChildProcess& plugin(const std::string& which) { return *plugins_.at(which); }
+
+  void StartHost(std::vector<std::string> extra = {}) {
+    std::vector<std::string> argv = {QRM_HOST,
+                                     "--cri-socket",
+                                     CriSocket(),
+                                     "--runtime-endpoint",
+                                     "unix://" + containerd_->socket(),
+                                     "--plugin-dir",
+                                     File("plugins"),
+                                     "--state-dir",
+                                     File("state-host"),
+                                     "--reconcile-period",
+                                     std::to_string(kReconcilePeriod.count()) + "ms",
+                                     "--pod-resources-socket",
+                                     PodResourcesSocket(),
+                                     "--admin-socket",
+                                     AdminSocket(),
+                                     "--metrics-address",
+                                     "",
+                                     "--always-consult",
+                                     "qrm.io/nic",
+                                     "--log-level",
+                                     "debug"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    host_ = std::make_unique<testing::ChildProcess>(argv, File("qrm-host.log"));
+    const bool serving = testing::WaitFor([&] { return Admin().ok(); }, std::chrono::seconds(30));
+    if (!serving) UNSCOPED_INFO(Logs());
+    REQUIRE(serving);
+  }
+  testing::ChildProcess& host() { return *host_; }
+  void KillHost() {
+    host_->Kill(SIGKILL);
+    host_.reset();
+  }
+
+  // Starts the three plugins and the host, and waits until every plugin is registered.
+  void StartQrm(std::vector<std::string> cpu_flags = {}) {
+    StartPlugin("cpu", std::move(cpu_flags));
+    StartPlugin("memory");
+    StartPlugin("nic", {"--include-virtual", "--unknown-nic-speed-mbps", "10000"});
+    StartHost();
+    const bool healthy = WaitPluginsHealthy(3);
+    if (!healthy) UNSCOPED_INFO(Logs());
+    REQUIRE(healthy);
+  }
+
+  // The tail of every qrm log, for failure messages.
+  std::string Logs() {
+    std::string out;
+    for (const char* name : {"qrm-host", "cpu", "memory", "nic"}) {
+      std::string log = testing::ReadFile(File(std::string(name) + ".log"));
+      if (log.size() > 4000) log = log.substr(log.size() - 4000);
+      out += std::string("--- ") + name + ".log\n" + log;
+    }
+    return out;
+  }
+
+  bool WaitPluginsHealthy(int n) {
+    return testing::WaitFor(
+        [&] {
+          auto plugins = Plugins();
+          if (!plugins.ok()) return false;
+          int healthy = 0;
+          for (const auto& p : plugins->plugins()) healthy += p.state() == "healthy" ? 1 : 0;
+          return healthy == n;
+        },
+        std::chrono::seconds(30));
+  }
+
+  CriClient Shim() const { return CriClient(CriSocket(), containerd_->ClientOptions()); }
+  CriClient Direct() const { return containerd_->Client(); }
+
+  grpc::Status Admin() {
+    ::qrm::admin::v1::ListPluginsResponse r;
+    return AdminStub()->ListPlugins(Context().get(), {}, &r);
+  }
+  StatusOr<::qrm::admin::v1::ListPluginsResponse> Plugins() {
+    ::qrm::admin::v1::ListPluginsResponse r;
+    grpc::Status s = AdminStub()->ListPlugins(Context().get(), {}, &r);
+    if (!s.ok()) return UnavailableError(s.error_message());
+    return r;
+  }
+  StatusOr<::qrm::admin::v1::ListAllocationsResponse> Allocations() {
+    ::qrm::admin::v1::ListAllocationsResponse r;
+    grpc::Status s = AdminStub()->ListAllocations(Context().get(), {}, &r);
+    if (!s.ok()) return UnavailableError(s.error_message());
+    return r;
+  }
+  StatusOr<::v1::ListPodResourcesResponse> PodResources() {
+    auto stub = ::v1::PodResourcesLister::NewStub(
+        grpc::CreateChannel("unix:" + PodResourcesSocket(), grpc::InsecureChannelCredentials()));
+    ::v1::ListPodResourcesResponse r;
+    grpc::Status s = stub->List(Context().get(), {}, &r);
+    if (!s.ok()) return UnavailableError(s.error_message());
+    return r;
+  }
+
+  std::string HostLog() { return testing::ReadFile(File("qrm-host.log")); }
+
+  static std::string Binary(const std::string& which) {
+    if (which == "cpu") return QRM_CPU_PLUGIN;
+    if (which == "memory") return QRM_MEMORY_PLUGIN;
+    return QRM_NIC_PLUGIN;
+  }
+
+ private:
+  static std::unique_ptr<grpc::ClientContext> Context() {
+    auto ctx = std::make_unique<grpc::ClientContext>();
+    ctx->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+    return ctx;
+  }
+  std::unique_ptr<::qrm::admin::v1::Admin::Stub> AdminStub() {
+    return ::qrm::admin::v1::Admin::NewStub(
+        grpc::CreateChannel("unix:" + AdminSocket(), grpc::InsecureChannelCredentials()));
+  }
+
+  testing::TempDir dir_;
+  std::unique_ptr<Containerd> containerd_;
+  std::map<std::string, std::unique_ptr<testing::ChildProcess>> plugins_;
+  std::unique_ptr<testing::ChildProcess> host_;
+};
+
+inline std::map<std::string, std::string> Qos(const std::string& level) {
+  return {{"katalyst.kubewharf.io/qos_level", level}};
+}
+
+// One CPU requested the way the kubelet encodes it (shares 1024, quota = period).
+inline ContainerSpec OneCpu(const std::string& name) {
+  ContainerSpec spec;
+  spec.name = name;
+  spec.cpu_shares = 1024;
+  spec.cpu_period = 100000;
+  spec.cpu_quota = 100000;
+  spec.memory_limit_in_bytes = 64LL << 20;
+  return spec;
+}
+
+}  // namespace qrm::e2e
