@@ -5,6 +5,8 @@
 #include <set>
 #include <thread>
 
+#include <google/protobuf/util/message_differencer.h>
+
 #include <unistd.h>
 
 #include "common/cpu_set.h"
@@ -181,7 +183,7 @@ TEST_CASE("qrm-host killed with SIGKILL and restarted keeps every allocation and
   REQUIRE(node.WaitPluginsHealthy(3));
   auto after = node.Allocations();
   REQUIRE_OK(after);
-  CHECK(after->SerializeAsString() == before->SerializeAsString());
+  CHECK(google::protobuf::util::MessageDifferencer::Equals(*after, *before));
   // Let a few reconcile periods pass: nothing may move.
   std::this_thread::sleep_for(3 * kReconcilePeriod);
   CHECK(CpusetOf(shim, dedicated->container) == d);
