@@ -47,6 +47,14 @@ CpuMap BuildCpuMap(const machine::MachineTopology& machine,
     }
     map.cpus[cpu.id] = cell;
   }
+  // CPUs shared_cores containers run on: with a reclaimed pool of size 0, reclaimed_cores
+  // containers share these, and the CPUs stay marked as the shared pool.
+  CpuSet shared_cpus;
+  for (const auto& pod : allocations.pods()) {
+    for (const auto& c : pod.containers()) {
+      if (c.qos_level() == "shared_cores") shared_cpus = shared_cpus.Union(Parse(c.cpuset_cpus()));
+    }
+  }
   size_t next_key = 0;
   for (const auto& pod : allocations.pods()) {
     const std::string pod_name = pod.namespace_() + "/" + pod.name();
@@ -73,7 +81,8 @@ CpuMap BuildCpuMap(const machine::MachineTopology& machine,
       } else if (c.qos_level() == "reclaimed_cores") {
         for (int id : cpus) {
           auto it = map.cpus.find(id);
-          if (it != map.cpus.end() && it->second.owner == Owner::kShared) {
+          if (it != map.cpus.end() && it->second.owner == Owner::kShared &&
+              !shared_cpus.Contains(id)) {
             it->second = CpuCell{Owner::kReclaimed, "", 'C'};
           }
         }

@@ -3,7 +3,8 @@
 // Built from the machine (sysfs), the host's allocations and the plugins' allocatable
 // reports: reserved CPUs are the online ones the CPU plugin does not report allocatable
 // (annotation qrm.io/cpus per NUMA node); a dedicated_cores container's cpuset belongs to its
-// pod; a reclaimed_cores container's cpuset is the reclaimed pool; the rest of the
+// pod; a reclaimed_cores container's cpuset, where no shared_cores container runs, is the
+// reclaimed pool; the rest of the
 // allocatable CPUs form the shared pool (the CPU plugin's definition).
 #pragma once
 
