@@ -61,7 +61,7 @@ void Run(const std::string& id, const std::string& binary, bool tmpfs, int conta
             << cpu_per_sample << " ms\n";
   const double median = Percentile(samples, 0.5);
   const double p99 = Percentile(samples, 0.99);
-  std::printf("%s median_ms=%.3f p99_ms=%.3f\n", id.c_str(), median, p99);
+  std::printf("%s_p50 %.3f ms\n%s_p99 %.3f ms\n", id.c_str(), median, id.c_str(), p99);
   std::fflush(stdout);
 }
 

@@ -116,15 +116,7 @@ int SetPools(const Flags& f) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // One malloc arena: gRPC serves each call on one of several threads, and with glibc's
-  // per-thread arenas every thread that ever wrote a checkpoint keeps its own copy of the
-  // large temporary buffers resident (several MiB with 1,000 containers). The plugin's state
-  // is behind one mutex anyway, so the arenas buy no parallelism. Before any thread exists.
-  mallopt(M_ARENA_MAX, 1);
-  // A fixed mmap threshold (glibc raises it after every large free otherwise): the checkpoint's
-  // serialized copies (~150 KiB with 1,000 containers) are mapped and unmapped per write
-  // instead of staying resident in the heap.
-  mallopt(M_MMAP_THRESHOLD, 64 * 1024);
+  qrm::sdk::TuneMallocForPlugin();
   Flags f;
   po::options_description desc = Describe(f);
   auto parsed = qrm::config::Parse(argc, argv, desc);

@@ -28,6 +28,7 @@ int UsageError(const std::string& message) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  qrm::sdk::TuneMallocForPlugin();
   qrm::sdk::PluginServerOptions server;
   qrm::machine::DiscoveryOptions discovery;
   qrm::memory::MemoryPluginConfig config;

@@ -30,6 +30,7 @@ int UsageError(const std::string& message) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  qrm::sdk::TuneMallocForPlugin();
   qrm::sdk::PluginServerOptions server;
   qrm::machine::DiscoveryOptions discovery;
   qrm::nic::NicPluginConfig config;

@@ -2,11 +2,17 @@
 
 #include <cstring>
 
+#include <malloc.h>
 #include <signal.h>
 
 #include "common/log.h"
 
 namespace qrm::sdk {
+
+void TuneMallocForPlugin() {
+  mallopt(M_ARENA_MAX, 1);
+  mallopt(M_MMAP_THRESHOLD, 64 * 1024);
+}
 
 int Run(ResourcePlugin& plugin, const PluginServerOptions& options) {
   auto log = Logger("sdk");
