@@ -1,6 +1,7 @@
 #include "checkpoint/canonical_json.h"
 
 #include <algorithm>
+#include <iterator>
 #include <string_view>
 #include <vector>
 
@@ -43,45 +44,72 @@ size_t Utf8SequenceLength(std::string_view s, size_t i) {
   return len;
 }
 
+// Serializes canonically. The path of the value being written ("data.pods[3].name") is only
+// needed for error messages, so it is kept as a stack of segments and formatted on error:
+// checkpoints are written on every admission, and building a path string per member cost
+// more than the serialization itself.
 class Writer {
  public:
-  Status Write(const rapidjson::Value& v, const std::string& path) {
+  Status Write(const rapidjson::Value& v) {
     switch (v.GetType()) {
       case rapidjson::kNullType: out_ += "null"; return Status::Ok();
       case rapidjson::kFalseType: out_ += "false"; return Status::Ok();
       case rapidjson::kTrueType: out_ += "true"; return Status::Ok();
-      case rapidjson::kStringType: return WriteString(StringOf(v), path);
-      case rapidjson::kNumberType: return WriteNumber(v, path);
-      case rapidjson::kArrayType: return WriteArray(v, path);
-      case rapidjson::kObjectType: return WriteObject(v, path);
+      case rapidjson::kStringType: return WriteString(StringOf(v));
+      case rapidjson::kNumberType: return WriteNumber(v);
+      case rapidjson::kArrayType: return WriteArray(v);
+      case rapidjson::kObjectType: return WriteObject(v);
     }
-    return InternalError(fmt::format("{}: unknown JSON type", path));
+    return InternalError(fmt::format("{}: unknown JSON type", Path()));
   }
 
   std::string Take() { return std::move(out_); }
 
  private:
-  Status WriteNumber(const rapidjson::Value& v, const std::string& path) {
+  struct Segment {
+    std::string_view key;  // empty for an array element
+    size_t index = 0;
+  };
+
+  std::string Path() const {
+    std::string path = "data";
+    for (const Segment& s : path_) {
+      path += s.key.empty() ? fmt::format("[{}]", s.index) : fmt::format(".{}", s.key);
+    }
+    return path;
+  }
+
+  Status WriteNumber(const rapidjson::Value& v) {
     if (v.IsInt64()) {
-      out_ += fmt::format("{}", v.GetInt64());
+      fmt::format_to(std::back_inserter(out_), "{}", v.GetInt64());
     } else if (v.IsUint64()) {
-      out_ += fmt::format("{}", v.GetUint64());
+      fmt::format_to(std::back_inserter(out_), "{}", v.GetUint64());
     } else {
       return InvalidArgumentError(fmt::format(
           "{}: floating-point number {} is not allowed in checkpoint data (store an integer "
           "in smaller units, or a string)",
-          path, v.GetDouble()));
+          Path(), v.GetDouble()));
     }
     return Status::Ok();
   }
 
-  Status WriteString(std::string_view s, const std::string& path) {
+  static bool Plain(unsigned char c) { return c >= 0x20 && c < 0x80 && c != '"' && c != '\\'; }
+
+  Status WriteString(std::string_view s) {
     out_ += '"';
     for (size_t i = 0; i < s.size();) {
+      // Runs of printable ASCII (almost everything in a checkpoint) are copied at once.
+      size_t run = i;
+      while (run < s.size() && Plain(static_cast<unsigned char>(s[run]))) ++run;
+      if (run > i) {
+        out_.append(s.data() + i, run - i);
+        i = run;
+        continue;
+      }
       const size_t len = Utf8SequenceLength(s, i);
       if (len == 0) {
         return InvalidArgumentError(fmt::format(
-            "{}: string is not valid UTF-8 at byte {} (store binary data base64-encoded)", path,
+            "{}: string is not valid UTF-8 at byte {} (store binary data base64-encoded)", Path(),
             i));
       }
       const auto c = static_cast<unsigned char>(s[i]);
@@ -94,12 +122,7 @@ class Writer {
           case '\n': out_ += "\\n"; break;
           case '\r': out_ += "\\r"; break;
           case '\t': out_ += "\\t"; break;
-          default:
-            if (c < 0x20) {
-              out_ += fmt::format("\\u{:04x}", c);
-            } else {
-              out_ += static_cast<char>(c);
-            }
+          default: fmt::format_to(std::back_inserter(out_), "\\u{:04x}", c);
         }
       } else {
         out_.append(s.substr(i, len));
@@ -110,17 +133,20 @@ class Writer {
     return Status::Ok();
   }
 
-  Status WriteArray(const rapidjson::Value& v, const std::string& path) {
+  Status WriteArray(const rapidjson::Value& v) {
     out_ += '[';
     for (rapidjson::SizeType i = 0; i < v.Size(); ++i) {
       if (i > 0) out_ += ',';
-      QRM_RETURN_IF_ERROR(Write(v[i], fmt::format("{}[{}]", path, i)));
+      path_.push_back({{}, i});
+      Status s = Write(v[i]);
+      path_.pop_back();
+      QRM_RETURN_IF_ERROR(s);
     }
     out_ += ']';
     return Status::Ok();
   }
 
-  Status WriteObject(const rapidjson::Value& v, const std::string& path) {
+  Status WriteObject(const rapidjson::Value& v) {
     std::vector<const rapidjson::Value::Member*> members;
     members.reserve(v.MemberCount());
     for (auto it = v.MemberBegin(); it != v.MemberEnd(); ++it) members.push_back(&*it);
@@ -131,27 +157,33 @@ class Writer {
       const std::string_view key = StringOf(members[i]->name);
       if (i > 0) {
         if (key == StringOf(members[i - 1]->name)) {
-          return InvalidArgumentError(fmt::format("{}: duplicate key \"{}\"", path, key));
+          return InvalidArgumentError(fmt::format("{}: duplicate key \"{}\"", Path(), key));
         }
         out_ += ',';
       }
-      const std::string child = fmt::format("{}.{}", path, key);
-      QRM_RETURN_IF_ERROR(WriteString(key, child));
-      out_ += ':';
-      QRM_RETURN_IF_ERROR(Write(members[i]->value, child));
+      // An empty key would read as an array index in the path; show it quoted.
+      path_.push_back({key.empty() ? std::string_view("\"\"") : key, 0});
+      Status s = WriteString(key);
+      if (s.ok()) {
+        out_ += ':';
+        s = Write(members[i]->value);
+      }
+      path_.pop_back();
+      QRM_RETURN_IF_ERROR(s);
     }
     out_ += '}';
     return Status::Ok();
   }
 
   std::string out_;
+  std::vector<Segment> path_;
 };
 
 }  // namespace
 
 StatusOr<std::string> CanonicalJson(const rapidjson::Value& value) {
   Writer writer;
-  QRM_RETURN_IF_ERROR(writer.Write(value, "data"));
+  QRM_RETURN_IF_ERROR(writer.Write(value));
   return writer.Take();
 }
 
