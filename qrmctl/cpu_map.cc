@@ -1,5 +1,8 @@
 #include "qrmctl/cpu_map.h"
 
+#include <algorithm>
+#include <tuple>
+
 #include "common/cpu_set.h"
 
 namespace qrm::ctl {
@@ -55,8 +58,15 @@ CpuMap BuildCpuMap(const machine::MachineTopology& machine,
       if (c.qos_level() == "shared_cores") shared_cpus = shared_cpus.Union(Parse(c.cpuset_cpus()));
     }
   }
+  // Keys in pod name order, so pictures of the same state always look the same.
+  std::vector<const ::qrm::admin::v1::PodAllocation*> pods;
+  for (const auto& pod : allocations.pods()) pods.push_back(&pod);
+  std::sort(pods.begin(), pods.end(), [](const auto* a, const auto* b) {
+    return std::tie(a->namespace_(), a->name()) < std::tie(b->namespace_(), b->name());
+  });
   size_t next_key = 0;
-  for (const auto& pod : allocations.pods()) {
+  for (const auto* pod_ptr : pods) {
+    const auto& pod = *pod_ptr;
     const std::string pod_name = pod.namespace_() + "/" + pod.name();
     char key = 0;
     for (const auto& c : pod.containers()) {

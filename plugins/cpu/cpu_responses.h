@@ -26,6 +26,9 @@ pb::ResourceAllocationInfo AllocationInfo(const CpuLayout& layout, const Contain
 // Per-NUMA CPU counts of `cpus` (nodes it does not touch are left out).
 pb::TopologyAwareResource TopologyAwareCpus(const CpuLayout& layout, const CpuSet& cpus);
 
+// Container annotation with the QoS level the container was admitted at ("dedicated_cores").
+inline constexpr const char* kQosLevelAnnotation = "qrm.io/qos-level";
+
 // Annotation on per-NUMA quantities naming the CPUs counted ("2-39").
 inline constexpr const char* kCpusAnnotation = "qrm.io/cpus";
 

@@ -36,6 +36,10 @@ void FillContainer(const std::string& name, const ContainerAllocation& c,
   out->set_cpuset_mems(update->resources.cpuset_mems());
   out->mutable_envs()->insert(update->envs.begin(), update->envs.end());
   out->mutable_annotations()->insert(update->annotations.begin(), update->annotations.end());
+  // The CPU plugin reports the level a pod role resolved to; it wins over the pod's annotation.
+  if (auto it = update->annotations.find("qrm.io/qos-level"); it != update->annotations.end()) {
+    out->set_qos_level(it->second);
+  }
 }
 
 }  // namespace

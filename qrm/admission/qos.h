@@ -36,4 +36,23 @@ struct FailurePolicies {
 
 StatusOr<FailurePolicy> ParseFailurePolicy(std::string_view name);  // "fail" | "ignore"
 
+// Whether a plugin's error means the plugin could not answer (down, hung, crashed, or it
+// does not implement the call) rather than that it refused the request. The "ignore" policy
+// covers only outages: a request a plugin rejects as invalid (kInvalidArgument) or that does
+// not fit (kResourceExhausted, kFailedPrecondition) fails whatever the QoS level, so bad
+// input never slips through as an admission without that resource.
+inline bool IsPluginOutage(const Status& s) {
+  switch (s.code()) {
+    case StatusCode::kUnavailable:
+    case StatusCode::kDeadlineExceeded:
+    case StatusCode::kInternal:
+    case StatusCode::kUnknown:
+    case StatusCode::kCancelled:
+    case StatusCode::kAborted:
+    case StatusCode::kUnimplemented:
+    case StatusCode::kDataLoss: return true;
+    default: return false;
+  }
+}
+
 }  // namespace qrm::host

@@ -3,6 +3,7 @@
 // expected value below is the document's.
 #include <catch2/catch.hpp>
 
+#include "qrm/admin/admin_server.h"
 #include "qrm/podresources/conversion.h"
 #include "tests/integration/plugins/doc_machine_fixture.h"
 #include "tests/support/subprocess.h"
@@ -44,14 +45,16 @@ TEST_CASE("example 1: online and offline pools, resized at run time, pushed by o
   AdmissionResult pod3 = Admit(host, DocPod(kPod3, "pod3", "online-micro_service", {{"cpu", 4}}));
   CHECK(Owned(pod3, OciProperty::kCpusetCpus) == "0-37,40-77");
 
+  f.view().Set({kPod1, kPod2, kPod3});  // the runtime runs the three pods
   // Nothing changed yet: a reconcile applies nothing.
   auto quiet = host.reconciler().RunOnce();
   REQUIRE(quiet.ok());
   CHECK(f.applier().calls().empty());
 
   // The QoS system resizes the pools through the CPU plugin's control interface.
-  auto set = qrm::testing::RunProcess({DocMachineFixture::Binary("cpu"), "--state-dir",
-                                       f.File("state-cpu"), "--set-pools", "reclaimed=52"});
+  auto set = qrm::testing::RunProcess(
+      {DocMachineFixture::Binary("cpu"), "--state-dir", f.File("state-cpu"), "--sysfs-root",
+       f.fake().sysfs_root, "--procfs-root", f.fake().procfs_root, "--set-pools", "reclaimed=52"});
   INFO(set.output);
   REQUIRE(set.exit_code == 0);
 
@@ -110,6 +113,21 @@ TEST_CASE("example 2: NUMA-bound dedicated pods with role anti-affinity") {
   CHECK(Quantity(pod2, "cpu") == 10);
 
   // The memory plugin accounts per node: the document's allocatable figures minus the pods.
+  // qrmctl draws the machine after example 2 (this picture is in the README).
+  AdminServer admin(AdminOptions{f.File("admin.sock"), {}}, host);
+  REQUIRE(admin.Start().ok());
+  auto topology = qrm::testing::RunProcess({QRMCTL, "--admin-socket", f.File("admin.sock"),
+                                            "--color", "never", "--sysfs-root", f.fake().sysfs_root,
+                                            "--procfs-root", f.fake().procfs_root, "--netns-dir",
+                                            f.fake().netns_dir, "topology"});
+  INFO(topology.output);
+  REQUIRE(topology.exit_code == 0);
+  CHECK_THAT(topology.output,
+             Catch::Contains("NUMA node 0  cpus 0-39") && Catch::Contains("0: [RR] [aa] [aa]") &&
+                 Catch::Contains("40: [RR] [bb] [bb] [bb] [bb] [bb] [SS]") &&
+                 Catch::Contains("a default/pod1") && Catch::Contains("b default/pod2"));
+  qrm::testing::WriteFile(QRM_TOPOLOGY_SNAPSHOT, topology.output);
+
   auto allocatable = host.AggregateAllocatable();
   REQUIRE(allocatable.contains("memory"));
   std::map<uint64_t, double> per_node;

@@ -35,13 +35,13 @@ inline constexpr double kGiB = 1024.0 * 1024 * 1024;
 class DocMachineFixture : public HostFixture {
  public:
   explicit DocMachineFixture(
-      ::qrm::machine::FakeMachineShape shape = ::qrm::machine::Doc80Shape()) {
-    auto paths = ::qrm::machine::WriteFakeMachine(shape, File("machine"));
+      ::qrm::machine::fake::FakeMachineShape shape = ::qrm::machine::fake::Doc80Shape()) {
+    auto paths = ::qrm::machine::fake::WriteFakeMachine(shape, File("machine"));
     REQUIRE(paths.ok());
     paths_ = *paths;
   }
 
-  const ::qrm::machine::FakeMachinePaths& fake() const { return paths_; }
+  const ::qrm::machine::fake::FakeMachinePaths& fake() const { return paths_; }
 
   HostOptions DocOptions() const {
     HostOptions o = Options();
@@ -76,7 +76,7 @@ class DocMachineFixture : public HostFixture {
   }
 
  private:
-  ::qrm::machine::FakeMachinePaths paths_;
+  ::qrm::machine::fake::FakeMachinePaths paths_;
   std::map<std::string, std::unique_ptr<ChildProcess>> real_plugins_;
 };
 

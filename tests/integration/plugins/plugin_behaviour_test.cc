@@ -1,6 +1,8 @@
 // The real plugins behind the host on other machine shapes: rejection under
 // single-numa-node, bad input reaching the kubelet as a clear error with nothing kept, and a
 // plugin killed with SIGKILL coming back with the same state.
+#include <set>
+
 #include <catch2/catch.hpp>
 #include <signal.h>
 
@@ -25,25 +27,27 @@ CpuSet CpusOf(const AdmissionResult& r) {
 }
 
 TEST_CASE("single-numa-node rejects a NUMA-bound request larger than any node, keeping nothing") {
-  DocMachineFixture f(machine::FourBy32SmtShape());
+  DocMachineFixture f(::qrm::machine::fake::FourBy32SmtShape());
   HostOptions options = f.DocOptions();
   options.admission.policy = topology::Policy::kSingleNumaNode;
   Host& host = f.StartHost(options);
-  f.StartRealPlugin("cpu", {"--reserved-cpu-count", "4"});
+  // 8 reserved CPUs: one core on each of the 4 nodes; no reclaimed pool of its own.
+  f.StartRealPlugin("cpu", {"--reserved-cpu-count", "8", "--reclaimed-pool-size", "0"});
   REQUIRE(f.WaitRegistered("cpu"));
 
-  auto too_big = host.admission().Admit(Dedicated("big", 40, true));
+  auto too_big = host.admission().Admit(Dedicated("big", 33, true));
   REQUIRE_FALSE(too_big.ok());
   CHECK(host.state().GetPod("big") == nullptr);
 
-  // Every node still has all its non-reserved CPUs: four pods of 31 fit, one per node.
+  // Each node has 30 allocatable CPUs: three pods of 30 take three whole nodes, never
+  // overlapping (the fourth node keeps the shared pool's CPUs).
   CpuSet taken;
-  for (int i = 0; i < 4; ++i) {
-    auto r = host.admission().Admit(Dedicated("fit-" + std::to_string(i), 31, true));
+  for (int i = 0; i < 3; ++i) {
+    auto r = host.admission().Admit(Dedicated("fit-" + std::to_string(i), 30, true));
     INFO(r.status().ToString());
     REQUIRE(r.ok());
     CpuSet cpus = CpusOf(*r);
-    CHECK(cpus.Size() == 31);
+    CHECK(cpus.Size() == 30);
     CHECK_FALSE(cpus.Overlaps(taken));
     taken = taken.Union(cpus);
   }
@@ -93,11 +97,16 @@ TEST_CASE("bad requests fail with the key and value named and leave no allocatio
 }
 
 TEST_CASE("a CPU plugin killed with SIGKILL restarts with its state: same answers, no overlap") {
-  DocMachineFixture f(machine::FourBy32SmtShape());
+  DocMachineFixture f(::qrm::machine::fake::FourBy32SmtShape());
   Host& host = f.StartHost(f.DocOptions());
   f.StartRealPlugin("cpu", {"--reserved-cpu-count", "4"});
   REQUIRE(f.WaitRegistered("cpu"));
 
+  // The runtime runs every pod of this test (reconcile releases pods the runtime lost).
+  std::set<std::string> running;
+  for (int i = 0; i < 6; ++i) running.insert("before-" + std::to_string(i));
+  for (int i = 0; i < 4; ++i) running.insert("after-" + std::to_string(i));
+  f.view().Set(running);
   std::map<std::string, CpuSet> held;
   for (int i = 0; i < 6; ++i) {
     const std::string uid = "before-" + std::to_string(i);
@@ -105,12 +114,16 @@ TEST_CASE("a CPU plugin killed with SIGKILL restarts with its state: same answer
     REQUIRE(r.ok());
     held[uid] = CpusOf(*r);
   }
+  const auto before_crash = host.registry().Find("cpu");
   f.real_plugin("cpu").Kill(SIGKILL);
   f.StopRealPlugin("cpu");
-  REQUIRE(WaitFor([&] { return host.registry().Find("cpu")->stopped(); }));
 
+  // The restarted plugin replaces its stale socket and registers again.
   f.StartRealPlugin("cpu", {"--reserved-cpu-count", "4"});
-  REQUIRE(f.WaitRegistered("cpu"));
+  REQUIRE(WaitFor([&] {
+    auto e = host.registry().Find("cpu");
+    return e != nullptr && e != before_crash && !e->stopped();
+  }));
   // The restored plugin reports exactly what it had: reconcile changes nothing.
   f.applier().clear();
   auto stats = host.reconciler().RunOnce();
@@ -125,6 +138,7 @@ TEST_CASE("a CPU plugin killed with SIGKILL restarts with its state: same answer
     auto r = host.admission().Admit(Dedicated("after-" + std::to_string(i), 7, true));
     REQUIRE(r.ok());
     CpuSet cpus = CpusOf(*r);
+    INFO("new " << cpus.ToString() << " held " << before.ToString());
     CHECK_FALSE(cpus.Overlaps(before));
     before = before.Union(cpus);
   }
