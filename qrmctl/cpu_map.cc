@@ -9,6 +9,7 @@ namespace qrm::ctl {
 namespace {
 
 constexpr const char* kAllocatableCpus = "qrm.io/cpus";
+constexpr const char* kReclaimedCpus = "qrm.io/reclaimed-cpus";
 constexpr const char kPodKeys[] = "abcdefghijklmnopqrstuvwxyzABDEFGHIJKLMNOPQTUVWXYZ0123456789";
 
 CpuSet Parse(const std::string& text) {
@@ -23,11 +24,15 @@ CpuMap BuildCpuMap(const machine::MachineTopology& machine,
                    const ::qrm::admin::v1::GetAllocatableResponse& allocatable) {
   CpuMap map;
   CpuSet allocatable_cpus;
+  CpuSet reclaimed_pool;  // as the CPU plugin reports it
   if (auto it = allocatable.resources().find("cpu"); it != allocatable.resources().end()) {
     for (const auto& q : it->second.topology_aware_allocatable_quantity_list()) {
       if (auto a = q.annotations().find(kAllocatableCpus); a != q.annotations().end()) {
         allocatable_cpus = allocatable_cpus.Union(Parse(a->second));
         map.cpu_plugin_reported = true;
+      }
+      if (auto a = q.annotations().find(kReclaimedCpus); a != q.annotations().end()) {
+        reclaimed_pool = reclaimed_pool.Union(Parse(a->second));
       }
     }
   }
@@ -44,6 +49,9 @@ CpuMap BuildCpuMap(const machine::MachineTopology& machine,
     if (map.cpu_plugin_reported && !allocatable_cpus.Contains(cpu.id)) {
       cell.owner = Owner::kReserved;
       cell.key = 'R';
+    } else if (reclaimed_pool.Contains(cpu.id)) {
+      cell.owner = Owner::kReclaimed;
+      cell.key = 'C';
     } else {
       cell.owner = Owner::kShared;
       cell.key = 'S';

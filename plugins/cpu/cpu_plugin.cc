@@ -305,6 +305,16 @@ CpuPlugin::GetTopologyAwareAllocatableResources() {
   r.set_aggregated_allocatable_quantity(allocatable.Size());
   AddPerNode(layout_, layout_.online(), r.mutable_topology_aware_capacity_quantity_list());
   AddPerNode(layout_, allocatable, r.mutable_topology_aware_allocatable_quantity_list());
+  // The reclaimed pool as it is now, per node, so tools can draw the pools (qrmctl topology).
+  CpuSet reclaimed;
+  {
+    std::lock_guard lock(mu_);
+    reclaimed = state_.pools.reclaimed;
+  }
+  for (auto& q : *r.mutable_topology_aware_allocatable_quantity_list()) {
+    (*q.mutable_annotations())[kReclaimedCpusAnnotation] =
+        layout_.NodeCpus(static_cast<int>(q.node())).Intersection(reclaimed).ToString();
+  }
   return resp;
 }
 

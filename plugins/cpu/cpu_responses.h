@@ -32,6 +32,9 @@ inline constexpr const char* kQosLevelAnnotation = "qrm.io/qos-level";
 // Annotation on per-NUMA quantities naming the CPUs counted ("2-39").
 inline constexpr const char* kCpusAnnotation = "qrm.io/cpus";
 
+// Annotation on per-NUMA allocatable quantities naming the node's reclaimed-pool CPUs.
+inline constexpr const char* kReclaimedCpusAnnotation = "qrm.io/reclaimed-cpus";
+
 // One TopologyAwareQuantity per NUMA node with CPUs: how many of `cpus` are on it, and which.
 void AddPerNode(const CpuLayout& layout, const CpuSet& cpus,
                 google::protobuf::RepeatedPtrField<pb::TopologyAwareQuantity>* out);

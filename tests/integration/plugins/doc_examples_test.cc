@@ -125,7 +125,8 @@ TEST_CASE("example 2: NUMA-bound dedicated pods with role anti-affinity") {
   CHECK_THAT(topology.output,
              Catch::Contains("NUMA node 0  cpus 0-39") && Catch::Contains("0: [RR] [aa] [aa]") &&
                  Catch::Contains("40: [RR] [bb] [bb] [bb] [bb] [bb] [SS]") &&
-                 Catch::Contains("a default/pod1") && Catch::Contains("b default/pod2"));
+                 Catch::Contains("[SS] [CC] \n") && Catch::Contains("a default/pod1") &&
+                 Catch::Contains("b default/pod2"));
   qrm::testing::WriteFile(QRM_TOPOLOGY_SNAPSHOT, topology.output);
 
   auto allocatable = host.AggregateAllocatable();
