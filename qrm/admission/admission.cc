@@ -212,7 +212,7 @@ StatusOr<topology::TopologyHint> Admission::MergeOrReject(
   topology::ProvidersHints providers;
   for (size_t i = 0; i < targets.size(); ++i) {
     if (!hints[i].ok()) {
-      if (on_failure == FailurePolicy::kIgnore) {
+      if (on_failure == FailurePolicy::kIgnore && IsPluginOutage(hints[i].status())) {
         log->warn("{}: admitting without {}: {}", subject, targets[i].resource,
                   hints[i].status().message());
         targets[i].skipped = true;
@@ -290,7 +290,7 @@ StatusOr<AdmissionResult> Admission::Admit(const ContainerRequest& request) {
   Status failure;
   for (size_t i = 0; i < sent.size() && failure.ok(); ++i) {
     if (!responses[i].ok()) {
-      if (on_failure == FailurePolicy::kIgnore) {
+      if (on_failure == FailurePolicy::kIgnore && IsPluginOutage(responses[i].status())) {
         log->warn("{}: admitting without {}: {}", Ref(request), sent[i].resource,
                   responses[i].status().message());
         result.skipped_resources.push_back(sent[i].resource);
@@ -382,6 +382,31 @@ Status Admission::RemovePod(const std::string& pod_uid) {
 Status Admission::RemoveContainer(const std::string& pod_uid, const std::string& container) {
   auto pod_lock = locks_.Lock(pod_uid);
   return state_.RemoveContainer(pod_uid, container);
+}
+
+Status Admission::ReleaseContainer(const std::string& pod_uid, const std::string& container) {
+  auto pod_lock = locks_.Lock(pod_uid);
+  const std::shared_ptr<const ContainerAllocation> stored = state_.GetContainer(pod_uid, container);
+  if (!stored) return Status::Ok();
+  ContainerRequest request;
+  request.pod_uid = pod_uid;
+  request.pod_name = stored->request.pod_name();
+  request.pod_namespace = stored->request.pod_namespace();
+  request.container_name = container;
+  // The plugins that allocated for it, each once (one plugin may report several resources).
+  std::vector<Target> allocated;
+  std::set<const PluginEndpoint*> seen;
+  for (const auto& [resource, info] : stored->resources) {
+    auto endpoint = registry_.Find(resource);
+    if (endpoint && seen.insert(endpoint.get()).second) allocated.push_back({resource, endpoint});
+  }
+  // Forget it first: Rollback replays the pod's other containers from the checkpoint, and a
+  // checkpoint that cannot be written must not be left claiming what the plugins released.
+  QRM_RETURN_IF_ERROR(state_.RemoveContainer(pod_uid, container));
+  Logger("admission")
+      ->info("{}: releasing, rolling back {} plugin(s)", Ref(request), allocated.size());
+  Rollback(request, allocated);
+  return Status::Ok();
 }
 
 StatusOr<ContainerUpdate> Admission::CurrentUpdate(const std::string& pod_uid,

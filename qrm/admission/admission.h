@@ -86,6 +86,13 @@ class Admission {
   // Forgets one container in the host checkpoint (its plugins release it with
   // the pod: the protocol has no per-container release).
   Status RemoveContainer(const std::string& pod_uid, const std::string& container);
+  // Undoes a successful Admit whose container never came to exist (the runtime refused
+  // CreateContainer): the container leaves the host checkpoint, then every plugin that
+  // allocated for it is rolled back as a failed admission is (RemovePod, then Allocate
+  // replayed for the pod's other containers on that plugin). OK, and nothing is called,
+  // if the container is not admitted. A checkpoint write error is returned before any
+  // plugin is touched; plugin failures are logged, as in a failed admission.
+  Status ReleaseContainer(const std::string& pod_uid, const std::string& container);
 
   // The owned fields a checkpointed container should have now.
   StatusOr<ContainerUpdate> CurrentUpdate(const std::string& pod_uid,

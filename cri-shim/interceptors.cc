@@ -1,0 +1,261 @@
+#include "cri-shim/interceptors.h"
+
+#include <set>
+
+#include <fmt/format.h>
+
+#include "common/grpc_status.h"
+#include "common/log.h"
+#include "cri-shim/byte_buffer.h"
+#include "cri-shim/container_request_builder.h"
+#include "cri-shim/request_edit.h"
+#include "cri-shim/skip_rules.h"
+
+namespace qrm::shim {
+namespace {
+
+namespace cri = ::runtime::v1;
+
+PodRef Ref(const PodInfo& pod, const std::string& container = "") {
+  return {pod.uid, pod.ns, pod.name, container};
+}
+
+Answer Error(const Status& status) {
+  return Answer{ToGrpcStatus(status), {}};
+}
+
+// The pod as CreateContainer describes it, completed from what RunPodSandbox recorded
+// (a caller may send no sandbox_config; the runtime handler is only in RunPodSandbox).
+PodInfo PodOf(const cri::CreateContainerRequest& request, const RuntimeIndex& index) {
+  PodInfo pod = PodInfoFromSandboxConfig(request.sandbox_config());
+  if (auto recorded = index.FindSandbox(request.pod_sandbox_id())) {
+    const PodInfo& known = recorded->pod;
+    if (pod.uid.empty()) pod.uid = known.uid;
+    if (pod.name.empty()) pod.name = known.name;
+    if (pod.ns.empty()) pod.ns = known.ns;
+    if (pod.labels.empty()) pod.labels = known.labels;
+    if (pod.annotations.empty()) pod.annotations = known.annotations;
+    pod.runtime_handler = known.runtime_handler;
+  }
+  return pod;
+}
+
+}  // namespace
+
+Interceptors::Interceptors(const ShimOptions& options, host::Host& host, RuntimeIndex& index,
+                           host::RuntimeApplier& applier, ShimCounters& counters)
+    : options_(options), host_(host), index_(index), applier_(applier), counters_(counters) {}
+
+Answer Interceptors::Handle(Intercept kind, InterceptedCall& call) {
+  switch (kind) {
+    case Intercept::kCreateContainer: return CreateContainer(call);
+    case Intercept::kStartContainer: return StartContainer(call);
+    case Intercept::kRemoveContainer: return RemoveContainer(call);
+    case Intercept::kStopPodSandbox: return StopOrRemovePodSandbox(call, false);
+    case Intercept::kRemovePodSandbox: return StopOrRemovePodSandbox(call, true);
+    case Intercept::kUpdateContainerResources: return UpdateContainerResources(call);
+    case Intercept::kRunPodSandbox:  // handled without the pool; forwarded if it gets here
+    case Intercept::kPassThrough: break;
+  }
+  return Forward(call, call.request());
+}
+
+Answer Interceptors::Forward(InterceptedCall& call, const grpc::ByteBuffer& request) {
+  Answer answer;
+  answer.status = call.Forward(request, &answer.response);
+  return answer;
+}
+
+void Interceptors::RecordSandbox(const grpc::ByteBuffer& request,
+                                 const grpc::ByteBuffer& response) {
+  cri::RunPodSandboxRequest req;
+  cri::RunPodSandboxResponse resp;
+  if (!ParseByteBuffer(request, &req) || !ParseByteBuffer(response, &resp) ||
+      resp.pod_sandbox_id().empty()) {
+    Logger("cri-shim")->warn("RunPodSandbox: cannot decode the call; sandbox not recorded");
+    return;
+  }
+  PodInfo pod = PodInfoFromSandboxConfig(req.config());
+  pod.runtime_handler = req.runtime_handler();
+  Logger("cri-shim")->debug("{}: sandbox {} started", Ref(pod), resp.pod_sandbox_id());
+  index_.AddSandbox(resp.pod_sandbox_id(), std::move(pod));
+}
+
+Answer Interceptors::CreateContainer(InterceptedCall& call) {
+  auto log = Logger("cri-shim");
+  cri::CreateContainerRequest request;
+  if (!ParseByteBuffer(call.request(), &request)) {
+    log->warn("CreateContainer: cannot decode the request; forwarding it untouched");
+    return Forward(call, call.request());
+  }
+  const PodInfo pod = PodOf(request, index_);
+  auto skip = ShouldSkip(pod, options_.skip_namespaces);
+  if (!skip.ok()) return Error(skip.status().WithContext("qrm"));
+  if (*skip) {
+    log->debug("{}: skipped by configuration, passing through", Ref(pod));
+    return Forward(call, call.request());
+  }
+  auto container = BuildContainerRequest(request, pod);
+  if (!container.ok()) return Error(container.status().WithContext("qrm"));
+  const ContainerKey key{container->pod_uid, container->container_name};
+  const PodRef ref = Ref(pod, key.name);
+  if (!index_.FindSandbox(request.pod_sandbox_id())) {
+    index_.AddSandbox(request.pod_sandbox_id(), pod);  // started before qrm could see it
+  }
+
+  StatusOr<host::AdmissionResult> admitted = InternalError("not admitted");
+  {
+    auto lock = pod_locks_.Lock(key.pod_uid);
+    admitted = host_.admission().Admit(*container);
+    if (admitted.ok()) index_.BeginCreate(key);
+  }
+  if (!admitted.ok()) {
+    counters_.admission_failures.fetch_add(1, std::memory_order_relaxed);
+    log->error("{}: admission refused: {}", ref, admitted.status().message());
+    return Error(admitted.status().WithContext(fmt::format("qrm admission of {}", ref)));
+  }
+
+  Answer answer;
+  if (HasEffect(admitted->update)) {
+    ApplyToCreateContainer(admitted->update, &request);
+    answer.status = call.Forward(SerializeToByteBuffer(request), &answer.response);
+  } else {
+    answer.status = call.Forward(call.request(), &answer.response);
+  }
+
+  cri::CreateContainerResponse response;
+  const bool created = answer.status.ok() && ParseByteBuffer(answer.response, &response) &&
+                       !response.container_id().empty();
+  if (answer.status.ok() && !created) {
+    log->warn("{}: CreateContainer response carries no container id; not tracked", ref);
+  }
+  auto lock = pod_locks_.Lock(key.pod_uid);
+  if (created) {
+    const RuntimeIndex::Container c{response.container_id(), request.pod_sandbox_id(), key};
+    index_.EndCreate(key, &c);
+    log->info("{}: created {} with qrm's allocation", ref, c.id);
+    return answer;
+  }
+  index_.EndCreate(key, nullptr);
+  if (!answer.status.ok() && !index_.InUse(key)) {
+    counters_.rollbacks.fetch_add(1, std::memory_order_relaxed);
+    log->warn("{}: the runtime refused CreateContainer ({}); releasing the admission", ref,
+              answer.status.error_message());
+    if (Status s = host_.admission().ReleaseContainer(key.pod_uid, key.name); !s.ok()) {
+      log->error("{}: release after a failed CreateContainer failed: {}", ref, s.message());
+    }
+  }
+  return answer;
+}
+
+Answer Interceptors::StartContainer(InterceptedCall& call) {
+  cri::StartContainerRequest request;
+  if (!ParseByteBuffer(call.request(), &request)) return Forward(call, call.request());
+  auto container = index_.FindContainer(request.container_id());
+  if (!container) return Forward(call, call.request());
+  auto stored = host_.state().GetContainer(container->key.pod_uid, container->key.name);
+  if (!stored) return Forward(call, call.request());
+
+  ::resourceplugin::v1alpha1::PreStartContainerRequest pre_start;
+  pre_start.set_pod_uid(container->key.pod_uid);
+  pre_start.set_pod_namespace(stored->request.pod_namespace());
+  pre_start.set_pod_name(stored->request.pod_name());
+  pre_start.set_container_name(container->key.name);
+  const PodRef ref{container->key.pod_uid, stored->request.pod_namespace(),
+                   stored->request.pod_name(), container->key.name};
+  std::set<const host::PluginEndpoint*> called;
+  for (const auto& [resource, info] : stored->resources) {
+    auto endpoint = host_.registry().Find(resource);
+    if (!endpoint || !endpoint->options().pre_start_required()) continue;
+    if (!called.insert(endpoint.get()).second) continue;
+    Status s = endpoint->PreStartContainer(pre_start, options_.pre_start_timeout);
+    if (!s.ok()) {
+      Logger("cri-shim")
+          ->error("{}: PreStartContainer on the {} plugin failed: {}", ref, resource, s.message());
+      return Error(s.WithContext(
+          fmt::format("qrm: PreStartContainer of {} on the {} plugin", ref, resource)));
+    }
+  }
+  return Forward(call, call.request());
+}
+
+Answer Interceptors::RemoveContainer(InterceptedCall& call) {
+  cri::RemoveContainerRequest request;
+  if (!ParseByteBuffer(call.request(), &request)) return Forward(call, call.request());
+  Answer answer = Forward(call, call.request());
+  if (!answer.status.ok()) return answer;
+  auto container = index_.FindContainer(request.container_id());
+  if (!container) return answer;
+  auto lock = pod_locks_.Lock(container->key.pod_uid);
+  if (auto released = index_.RemoveContainer(request.container_id())) {
+    if (host_.state().GetContainer(released->pod_uid, released->name)) {
+      counters_.releases.fetch_add(1, std::memory_order_relaxed);
+      Status s = host_.admission().RemoveContainer(released->pod_uid, released->name);
+      if (!s.ok()) {
+        Logger("cri-shim")
+            ->error("pod={} container={}: release after RemoveContainer failed: {}",
+                    released->pod_uid, released->name, s.message());
+      }
+    }
+  }
+  return answer;
+}
+
+Answer Interceptors::StopOrRemovePodSandbox(InterceptedCall& call, bool remove) {
+  // Both requests carry only pod_sandbox_id = 1.
+  cri::StopPodSandboxRequest request;
+  if (!ParseByteBuffer(call.request(), &request)) return Forward(call, call.request());
+  Answer answer = Forward(call, call.request());
+  if (!answer.status.ok()) return answer;
+  auto sandbox = index_.FindSandbox(request.pod_sandbox_id());
+  if (!sandbox || sandbox->pod.uid.empty()) return answer;
+  auto lock = pod_locks_.Lock(sandbox->pod.uid);
+  if (remove) {
+    index_.RemoveSandbox(request.pod_sandbox_id());
+  } else {
+    index_.MarkSandboxNotReady(request.pod_sandbox_id());
+  }
+  ReleasePodIfGone(sandbox->pod.uid, request.pod_sandbox_id());
+  return answer;
+}
+
+void Interceptors::ReleasePodIfGone(const std::string& pod_uid, const std::string& sandbox_id) {
+  if (index_.HasOtherReadySandbox(pod_uid, sandbox_id)) return;
+  if (!host_.state().GetPod(pod_uid)) return;  // never admitted, or already released
+  counters_.releases.fetch_add(1, std::memory_order_relaxed);
+  if (Status s = host_.admission().RemovePod(pod_uid); !s.ok()) {
+    // The pod stays in the checkpoint; reconcile's garbage collection retries.
+    Logger("cri-shim")
+        ->error("pod={}: release after its sandbox {} stopped failed: {}", pod_uid, sandbox_id,
+                s.message());
+  }
+}
+
+Answer Interceptors::UpdateContainerResources(InterceptedCall& call) {
+  cri::UpdateContainerResourcesRequest request;
+  if (!ParseByteBuffer(call.request(), &request)) return Forward(call, call.request());
+  auto container = index_.FindContainer(request.container_id());
+  if (!container) return Forward(call, call.request());
+  auto current = host_.admission().CurrentUpdate(container->key.pod_uid, container->key.name);
+  if (!current.ok() || current->owned.empty()) return Forward(call, call.request());
+  ApplyToUpdateContainerResources(*current, &request);
+  Answer answer = Forward(call, SerializeToByteBuffer(request));
+  // The reconcile loop may have changed qrm's values while this was in flight, and its own
+  // update may have reached the runtime before this one: send the newest values again.
+  if (answer.status.ok()) {
+    auto now = host_.admission().CurrentUpdate(container->key.pod_uid, container->key.name);
+    if (now.ok() && !(*now == *current)) {
+      Status s = applier_.Apply(container->key.pod_uid, container->key.name, *now);
+      if (!s.ok()) {
+        Logger("cri-shim")
+            ->warn(
+                "pod={} container={}: re-applying qrm's fields changed during the kubelet's update "
+                "failed: {}",
+                container->key.pod_uid, container->key.name, s.message());
+      }
+    }
+  }
+  return answer;
+}
+
+}  // namespace qrm::shim

@@ -1,0 +1,212 @@
+#include "qrm/main/host_config.h"
+
+#include <charconv>
+
+#include <fmt/format.h>
+
+#include "common/config/config.h"
+#include "common/log.h"
+#include "common/quote.h"
+#include "qrm/topology/policy_names.h"
+
+namespace qrm::host {
+namespace po = boost::program_options;
+namespace {
+
+// "key=value" -> {key, value}; errors name the flag.
+StatusOr<std::pair<std::string, std::string>> SplitPair(const std::string& text,
+                                                        const std::string& flag,
+                                                        const std::string& form) {
+  const size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) {
+    return InvalidArgumentError(
+        fmt::format("{}: invalid value {} (expected {})", flag, Quote(text), form));
+  }
+  return std::make_pair(text.substr(0, eq), text.substr(eq + 1));
+}
+
+StatusOr<mode_t> ParseMode(const std::string& text, const std::string& flag) {
+  unsigned mode = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), mode, 8);
+  if (ec != std::errc() || end != text.data() + text.size() || mode > 0777 || text.empty()) {
+    return InvalidArgumentError(
+        fmt::format("{}: invalid mode {} (expected octal, e.g. 0660)", flag, Quote(text)));
+  }
+  return static_cast<mode_t>(mode);
+}
+
+}  // namespace
+
+HostFlags::HostFlags() {
+  values_ = defaults_;
+  auto add = desc_.add_options();
+  // CRI.
+  add("cri-socket", po::value(&values_.shim.cri_socket)->default_value(values_.shim.cri_socket),
+      "socket the kubelet talks CRI to (path or unix:// URL)");
+  add("runtime-endpoint",
+      po::value(&values_.shim.runtime_endpoint)->default_value(values_.shim.runtime_endpoint),
+      "the container runtime's CRI endpoint");
+  add("image-endpoint", po::value(&values_.shim.image_endpoint),
+      "image service endpoint (default: the runtime endpoint)");
+  add("cri-socket-mode", po::value(&socket_mode_),
+      "CRI socket mode, octal (default: the runtime socket's)");
+  add("cri-socket-group", po::value(&socket_group_),
+      "CRI socket group name or id (default: the runtime socket's)");
+  add("max-message-size", po::value(&max_message_size_)->default_value(max_message_size_),
+      "CRI message size limit, both directions");
+  add("skip-namespaces", po::value(&skip_namespaces_)->multitoken()->composing(),
+      "namespaces whose pods pass through untouched");
+  add("runtime-timeout", po::value(&runtime_timeout_)->default_value(runtime_timeout_),
+      "deadline of the host's own runtime calls and of waiting for the runtime at start");
+  // Plugins and admission.
+  add("plugin-dir",
+      po::value(&values_.host.registry.plugin_dir)
+          ->default_value(values_.host.registry.plugin_dir),
+      "directory of plugin sockets and the registration socket");
+  add("state-dir", po::value(&values_.host.state_dir)->default_value(values_.host.state_dir),
+      "host checkpoint directory");
+  add("reconcile-period", po::value(&reconcile_period_)->default_value(reconcile_period_),
+      "how often allocations are pulled from plugins and applied (e.g. 3s)");
+  add("topology-policy", po::value(&policy_)->default_value(policy_),
+      "none | best-effort | restricted | single-numa-node");
+  add("topology-scope", po::value(&scope_)->default_value(scope_), "container | pod");
+  add("topology-policy-option", po::value(&policy_options_)->multitoken()->composing(),
+      "policy option key=value (prefer-closest-numa-nodes=true)");
+  add("plugin-rpc-timeout", po::value(&rpc_timeout_)->default_value(rpc_timeout_),
+      "deadline of each plugin call during admission");
+  add("failure-policy", po::value(&failure_policies_)->multitoken()->composing(),
+      "per QoS level: LEVEL=fail|ignore (default shared_cores=ignore, others fail)");
+  add("always-consult", po::value(&always_consult_)->multitoken()->composing(),
+      "resources whose plugin is asked for every container (e.g. qrm.io/nic)");
+  add("resource-alias", po::value(&aliases_)->multitoken()->composing(),
+      "FROM=TO[:SCALE]: requests for FROM are served by TO's plugin, scaled");
+  add("worker-threads",
+      po::value(&values_.host.worker_threads)->default_value(values_.host.worker_threads),
+      "threads for plugin calls and durable writes");
+  add("sysfs-root", po::value(&values_.host.sysfs_root)->default_value(values_.host.sysfs_root),
+      "sysfs to read the NUMA layout from (a fake machine in tests and demos)");
+  // Pod resources.
+  add("pod-resources-socket",
+      po::value(&values_.pod_resources.socket)->default_value(values_.pod_resources.socket),
+      "podresources v1 socket");
+  add("pod-resources-qps",
+      po::value(&values_.pod_resources.qps)->default_value(values_.pod_resources.qps),
+      "pod-resources rate limit, requests/s (0: unlimited)");
+  add("pod-resources-burst",
+      po::value(&values_.pod_resources.burst)->default_value(values_.pod_resources.burst),
+      "pod-resources burst");
+  add("pod-resources-device-resource", po::value(&device_resources_)->multitoken()->composing(),
+      "resources reported as devices (default qrm.io/nic)");
+  // Operations.
+  add("admin-socket",
+      po::value(&values_.admin.socket)->default_value(values_.admin.socket),
+      "qrmctl's admin socket");
+  add("admin-allowed-uids", po::value(&admin_allowed_uids_)->default_value(admin_allowed_uids_),
+      "users (names or ids) allowed on the admin socket, checked with SO_PEERCRED");
+  add("metrics-address",
+      po::value(&values_.metrics_address)->default_value(values_.metrics_address),
+      "HOST:PORT for /metrics, /healthz, /readyz (loopback); empty disables");
+  add("log-level", po::value(&values_.log_level)->default_value(values_.log_level),
+      "trace | debug | info | warn | error");
+  add("log-format", po::value(&values_.log_format)->default_value(values_.log_format),
+      "text | json");
+}
+
+StatusOr<HostConfig> HostFlags::Finish() const {
+  HostConfig c = values_;
+  auto period = config::ParseDuration(reconcile_period_, "reconcile_period");
+  if (!period.ok()) return period.status();
+  if (period->count() < 10) {
+    return InvalidArgumentError(fmt::format(
+        "reconcile_period: {} is too short (at least 10ms)", Quote(reconcile_period_)));
+  }
+  c.host.reconcile_period = *period;
+  auto rpc = config::ParseDuration(rpc_timeout_, "plugin_rpc_timeout");
+  if (!rpc.ok()) return rpc.status();
+  c.host.admission.rpc_timeout = *rpc;
+  auto runtime = config::ParseDuration(runtime_timeout_, "runtime_timeout");
+  if (!runtime.ok()) return runtime.status();
+  c.shim.runtime_timeout = *runtime;
+
+  auto policy = topology::ParsePolicy(policy_);
+  if (!policy.ok()) return policy.status().WithContext("topology_policy");
+  c.host.admission.policy = *policy;
+  auto scope = topology::ParseScope(scope_);
+  if (!scope.ok()) return scope.status().WithContext("topology_scope");
+  c.host.admission.scope = *scope;
+  std::map<std::string, std::string> popts;
+  for (const std::string& o : policy_options_) {
+    auto kv = SplitPair(o, "topology_policy_option", "KEY=VALUE");
+    if (!kv.ok()) return kv.status();
+    popts[kv->first] = kv->second;
+  }
+  auto parsed_popts = topology::ParsePolicyOptions(popts);
+  if (!parsed_popts.ok()) return parsed_popts.status().WithContext("topology_policy_option");
+  c.host.admission.policy_options = *parsed_popts;
+
+  for (const std::string& f : failure_policies_) {
+    auto kv = SplitPair(f, "failure_policy", "LEVEL=fail|ignore");
+    if (!kv.ok()) return kv.status();
+    auto p = ParseFailurePolicy(kv->second);
+    if (!p.ok()) return p.status().WithContext("failure_policy");
+    c.host.admission.failure_policies.by_level[kv->first] = *p;
+  }
+  c.host.admission.always_consult.insert(always_consult_.begin(), always_consult_.end());
+  for (const std::string& a : aliases_) {
+    auto kv = SplitPair(a, "resource_alias", "FROM=TO[:SCALE]");
+    if (!kv.ok()) return kv.status();
+    ResourceAlias alias;
+    alias.to = kv->second;
+    if (size_t colon = kv->second.rfind(':'); colon != std::string::npos) {
+      alias.to = kv->second.substr(0, colon);
+      const std::string scale = kv->second.substr(colon + 1);
+      auto [end, ec] = std::from_chars(scale.data(), scale.data() + scale.size(), alias.scale);
+      if (ec != std::errc() || end != scale.data() + scale.size() || !(alias.scale > 0) ||
+          alias.to.empty()) {
+        return InvalidArgumentError(fmt::format(
+            "resource_alias: invalid value {} (expected FROM=TO[:SCALE], SCALE > 0)", Quote(a)));
+      }
+    }
+    c.host.admission.resource_aliases[kv->first] = alias;
+  }
+  if (c.host.worker_threads == 0 || c.host.worker_threads > 1024) {
+    return InvalidArgumentError(fmt::format("worker_threads: invalid value {} (1 to 1024)",
+                                            c.host.worker_threads));
+  }
+
+  auto max_message = config::ParseBytes(max_message_size_, "max_message_size");
+  if (!max_message.ok()) return max_message.status();
+  if (*max_message < 4096 || *max_message > (1ULL << 30)) {
+    return InvalidArgumentError(fmt::format(
+        "max_message_size: {} is out of range (4Ki to 1Gi)", Quote(max_message_size_)));
+  }
+  c.shim.max_message_bytes = static_cast<int>(*max_message);
+  c.shim.skip_namespaces.insert(skip_namespaces_.begin(), skip_namespaces_.end());
+  if (!socket_mode_.empty()) {
+    auto mode = ParseMode(socket_mode_, "cri_socket_mode");
+    if (!mode.ok()) return mode.status();
+    c.shim.socket_mode = *mode;
+  }
+  if (!socket_group_.empty()) c.shim.socket_group = socket_group_;
+
+  if (!device_resources_.empty()) {
+    c.pod_resources.mapping.device_resources = {device_resources_.begin(),
+                                                device_resources_.end()};
+  }
+  if (c.pod_resources.qps < 0 || c.pod_resources.burst < 1) {
+    return InvalidArgumentError(
+        fmt::format("pod_resources_qps/pod_resources_burst: invalid values {} / {} (qps >= 0, "
+                    "burst >= 1)",
+                    c.pod_resources.qps, c.pod_resources.burst));
+  }
+  auto uids = ParseUidList(admin_allowed_uids_, "admin_allowed_uids");
+  if (!uids.ok()) return uids.status();
+  c.admin.allow.uids = *uids;
+  if (c.log_format != "text" && c.log_format != "json") {
+    return InvalidArgumentError(
+        fmt::format("log_format: invalid value {} (text or json)", Quote(c.log_format)));
+  }
+  return c;
+}
+
+}  // namespace qrm::host
