@@ -153,7 +153,13 @@ std::string Registry::Exposition() const {
       out += fmt::format("{}_count{} {}\n", name, FormatLabels(labels), h->Count());
     }
   }
+  for (const auto& collect : collectors_) collect(out);
   return out;
+}
+
+void Registry::AddCollector(std::function<void(std::string& out)> collector) {
+  std::lock_guard lock(mu_);
+  collectors_.push_back(std::move(collector));
 }
 
 Registry& Default() {

@@ -8,7 +8,9 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -58,6 +60,18 @@ class Histogram {
 // Latency buckets in seconds, 100 us to 30 s.
 std::vector<double> LatencyBuckets();
 
+// Seconds since construction, for Histogram::Observe.
+class Stopwatch {
+ public:
+  Stopwatch() : start_(std::chrono::steady_clock::now()) {}
+  double Seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+};
+
 class Registry {
  public:
   Counter& GetCounter(const std::string& name, const std::string& help, const Labels& labels = {});
@@ -66,8 +80,14 @@ class Registry {
                           const Labels& labels = {},
                           const std::vector<double>& bounds = LatencyBuckets());
 
-  // The text exposition of every metric, families sorted by name, series by labels.
+  // The text exposition of every metric, families sorted by name, series by labels, then
+  // what the collectors write.
   std::string Exposition() const;
+
+  // A collector appends complete metric families (# HELP/# TYPE and samples) at scrape time,
+  // for values that live elsewhere (counters kept by another component, a gauge computed
+  // from current state). It must be thread-safe and quick.
+  void AddCollector(std::function<void(std::string& out)> collector);
 
  private:
   enum class Type { kCounter, kGauge, kHistogram };
@@ -82,6 +102,7 @@ class Registry {
 
   mutable std::mutex mu_;
   std::map<std::string, Family> families_;
+  std::vector<std::function<void(std::string&)>> collectors_;
 };
 
 // The process-wide registry the host's and plugins' components report to.

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "common/log.h"
+#include "common/metrics/metrics.h"
 #include "qrm/admission/parallel.h"
 #include "qrm/topology/policy_names.h"
 
@@ -262,10 +263,21 @@ StatusOr<AdmissionResult> Admission::Admit(const ContainerRequest& request) {
   mapped.pod_resources = MapAliases(request.pod_resources);
   std::vector<Target> targets = TargetsFor(request);
 
+  metrics::Stopwatch phase;
+  auto observe = [&](const char* name, bool ok) {
+    metrics::Default()
+        .GetHistogram("qrm_admission_duration_seconds",
+                      "Admission latency by phase (affinity: hints and merge; allocate: "
+                      "Allocate, validation and the durable checkpoint write).",
+                      {{"phase", name}, {"result", ok ? "admitted" : "refused"}})
+        .Observe(phase.Seconds());
+    phase = metrics::Stopwatch();
+  };
   StatusOr<topology::TopologyHint> affinity =
       options_.policy == topology::Policy::kNone ? topology::TopologyHint::Any(false)
       : options_.scope == topology::Scope::kPod  ? PodAffinity(mapped, targets)
                                                  : ContainerAffinity(mapped, targets);
+  observe("affinity", affinity.ok());
   if (!affinity.ok()) {
     log->error("{}: admission refused: {}", Ref(request), affinity.status().message());
     return affinity.status();
@@ -321,6 +333,7 @@ StatusOr<AdmissionResult> Admission::Admit(const ContainerRequest& request) {
     failure = state_.PutContainer(request.pod_uid, request.pod_name, request.pod_namespace,
                                   request.container_name, result.allocation);
   }
+  observe("allocate", failure.ok());
   if (!failure.ok()) {
     log->error("{}: admission failed, rolling back {} plugin(s): {}", Ref(request), sent.size(),
                failure.message());

@@ -60,8 +60,7 @@ HostFlags::HostFlags() {
       "deadline of the host's own runtime calls and of waiting for the runtime at start");
   // Plugins and admission.
   add("plugin-dir",
-      po::value(&values_.host.registry.plugin_dir)
-          ->default_value(values_.host.registry.plugin_dir),
+      po::value(&values_.host.registry.plugin_dir)->default_value(values_.host.registry.plugin_dir),
       "directory of plugin sockets and the registration socket");
   add("state-dir", po::value(&values_.host.state_dir)->default_value(values_.host.state_dir),
       "host checkpoint directory");
@@ -98,8 +97,7 @@ HostFlags::HostFlags() {
   add("pod-resources-device-resource", po::value(&device_resources_)->multitoken()->composing(),
       "resources reported as devices (default qrm.io/nic)");
   // Operations.
-  add("admin-socket",
-      po::value(&values_.admin.socket)->default_value(values_.admin.socket),
+  add("admin-socket", po::value(&values_.admin.socket)->default_value(values_.admin.socket),
       "qrmctl's admin socket");
   add("admin-allowed-uids", po::value(&admin_allowed_uids_)->default_value(admin_allowed_uids_),
       "users (names or ids) allowed on the admin socket, checked with SO_PEERCRED");
@@ -117,8 +115,8 @@ StatusOr<HostConfig> HostFlags::Finish() const {
   auto period = config::ParseDuration(reconcile_period_, "reconcile_period");
   if (!period.ok()) return period.status();
   if (period->count() < 10) {
-    return InvalidArgumentError(fmt::format(
-        "reconcile_period: {} is too short (at least 10ms)", Quote(reconcile_period_)));
+    return InvalidArgumentError(
+        fmt::format("reconcile_period: {} is too short (at least 10ms)", Quote(reconcile_period_)));
   }
   c.host.reconcile_period = *period;
   auto rpc = config::ParseDuration(rpc_timeout_, "plugin_rpc_timeout");
@@ -170,15 +168,15 @@ StatusOr<HostConfig> HostFlags::Finish() const {
     c.host.admission.resource_aliases[kv->first] = alias;
   }
   if (c.host.worker_threads == 0 || c.host.worker_threads > 1024) {
-    return InvalidArgumentError(fmt::format("worker_threads: invalid value {} (1 to 1024)",
-                                            c.host.worker_threads));
+    return InvalidArgumentError(
+        fmt::format("worker_threads: invalid value {} (1 to 1024)", c.host.worker_threads));
   }
 
   auto max_message = config::ParseBytes(max_message_size_, "max_message_size");
   if (!max_message.ok()) return max_message.status();
   if (*max_message < 4096 || *max_message > (1ULL << 30)) {
-    return InvalidArgumentError(fmt::format(
-        "max_message_size: {} is out of range (4Ki to 1Gi)", Quote(max_message_size_)));
+    return InvalidArgumentError(
+        fmt::format("max_message_size: {} is out of range (4Ki to 1Gi)", Quote(max_message_size_)));
   }
   c.shim.max_message_bytes = static_cast<int>(*max_message);
   c.shim.skip_namespaces.insert(skip_namespaces_.begin(), skip_namespaces_.end());
@@ -190,8 +188,7 @@ StatusOr<HostConfig> HostFlags::Finish() const {
   if (!socket_group_.empty()) c.shim.socket_group = socket_group_;
 
   if (!device_resources_.empty()) {
-    c.pod_resources.mapping.device_resources = {device_resources_.begin(),
-                                                device_resources_.end()};
+    c.pod_resources.mapping.device_resources = {device_resources_.begin(), device_resources_.end()};
   }
   if (c.pod_resources.qps < 0 || c.pod_resources.burst < 1) {
     return InvalidArgumentError(

@@ -5,11 +5,10 @@
 // shim then waits for the runtime and resyncs (containers that disappeared while qrm was down
 // are released) and only then opens the CRI socket, so the kubelet never sees a shim that
 // does not know what is running. SIGTERM/SIGINT stop everything in the reverse order.
-#include <signal.h>
-
+#include <atomic>
 #include <cstdio>
 
-#include <atomic>
+#include <signal.h>
 
 #include "common/config/config.h"
 #include "common/http/http_server.h"
@@ -17,6 +16,7 @@
 #include "cri-shim/cri_shim.h"
 #include "qrm/admin/admin_server.h"
 #include "qrm/main/host_config.h"
+#include "qrm/main/host_metrics.h"
 #include "qrm/podresources/pod_resources_server.h"
 
 namespace {
@@ -81,7 +81,10 @@ int main(int argc, char** argv) {
     log->error("cannot start the host core: {}", s.ToString());
     return 1;
   }
+  // The registry exists once the host has started.
+  qrm::host::RegisterHostCollectors((*shim)->counters(), host.registry());
   auto stop_all = [&] {
+    if (http) http->Stop();  // its collectors read the shim and the registry
     (*shim)->Stop();
     host.Stop();
   };
@@ -119,16 +122,14 @@ int main(int argc, char** argv) {
   }
   ready = true;
   log->info("ready: CRI on {}, runtime {}, plugins in {}, pod-resources on {}",
-            (*shim)->socket_path(), config->shim.runtime_endpoint,
-            config->host.registry.plugin_dir, config->pod_resources.socket);
+            (*shim)->socket_path(), config->shim.runtime_endpoint, config->host.registry.plugin_dir,
+            config->pod_resources.socket);
 
   const int sig = WaitForSignal(signals);
   log->info("received {}, shutting down", sig == SIGTERM ? "SIGTERM" : "SIGINT");
   ready = false;
-  (*shim)->Stop();
   admin.Stop();
   pod_resources.Stop();
-  host.Stop();
-  if (http) http->Stop();
+  stop_all();
   return 0;
 }

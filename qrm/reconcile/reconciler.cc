@@ -1,6 +1,7 @@
 #include "qrm/reconcile/reconciler.h"
 
 #include "common/log.h"
+#include "common/metrics/metrics.h"
 #include "qrm/admission/parallel.h"
 
 namespace qrm::host {
@@ -19,6 +20,7 @@ Reconciler::Reconciler(PluginRegistry& registry, StateStore& state, Admission& a
 StatusOr<ReconcileStats> Reconciler::RunOnce() {
   std::lock_guard tick(mu_);
   auto log = Logger("reconcile");
+  metrics::Stopwatch watch;
   ReconcileStats stats;
   const PodResources before = state_.Snapshot();
 
@@ -122,6 +124,18 @@ StatusOr<ReconcileStats> Reconciler::RunOnce() {
   }
 
   if (view_ != nullptr) CollectGarbage(before, stats);
+  auto& m = metrics::Default();
+  m.GetHistogram("qrm_reconcile_duration_seconds", "Duration of one reconcile tick.")
+      .Observe(watch.Seconds());
+  m.GetCounter("qrm_reconcile_updates_applied_total",
+               "Container updates the reconcile loop pushed to the runtime.")
+      .Inc(stats.containers_applied);
+  m.GetCounter("qrm_reconcile_update_failures_total",
+               "Container updates the runtime refused (retried next tick).")
+      .Inc(stats.apply_failures);
+  m.GetCounter("qrm_reconcile_pods_collected_total",
+               "Pods released because the runtime no longer has them.")
+      .Inc(stats.pods_collected);
   if (stats.resources_changed > 0 || stats.pods_collected > 0) {
     log->info(
         "tick: {} plugin(s), {} resource change(s), {} container(s) updated, {} pod(s) "

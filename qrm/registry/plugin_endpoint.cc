@@ -5,6 +5,7 @@
 
 #include "common/grpc_status.h"
 #include "common/log.h"
+#include "common/metrics/metrics.h"
 
 namespace qrm::host {
 
@@ -75,8 +76,21 @@ StatusOr<Resp> PluginEndpoint::Call(const char* name, Method method, const Req& 
   grpc::ClientContext ctx;
   ctx.set_deadline(std::chrono::system_clock::now() + t);
   Resp resp;
+  metrics::Stopwatch watch;
   const Status status = FromGrpcStatus(((*stub_).*method)(&ctx, req, &resp));
+  metrics::Default()
+      .GetHistogram("qrm_plugin_rpc_duration_seconds",
+                    "Latency of calls to resource plugins, by resource and method.",
+                    {{"resource", resource_}, {"method", name}})
+      .Observe(watch.Seconds());
   if (!status.ok()) {
+    metrics::Default()
+        .GetCounter("qrm_plugin_rpc_errors_total",
+                    "Failed calls to resource plugins, by resource, method and status code.",
+                    {{"resource", resource_},
+                     {"method", name},
+                     {"code", std::string(StatusCodeName(status.code()))}})
+        .Inc();
     RecordError(status);
     return status.WithContext(fmt::format("resource plugin {} {}", resource_, name));
   }

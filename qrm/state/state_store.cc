@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/metrics/metrics.h"
 #include "qrm/state/state_codec.h"
 
 namespace qrm::host {
@@ -219,7 +220,19 @@ Status StateStore::WritePodFile(const PodAllocation& pod, const checkpoint::Faul
   QRM_RETURN_IF_ERROR(EncodePod(pod, data));
   checkpoint::WriteOptions options;
   options.fault_hook = hook;
-  return checkpoint::Write(PodPath(pod.uid), kVersion, data, options);
+  metrics::Stopwatch watch;
+  Status s = checkpoint::Write(PodPath(pod.uid), kVersion, data, options);
+  metrics::Default()
+      .GetHistogram("qrm_checkpoint_write_duration_seconds",
+                    "Durable writes of host checkpoint files (one pod each).")
+      .Observe(watch.Seconds());
+  if (!s.ok()) {
+    metrics::Default()
+        .GetCounter("qrm_checkpoint_write_failures_total",
+                    "Host checkpoint writes that failed (the mutation was refused).")
+        .Inc();
+  }
+  return s;
 }
 
 Status StateStore::RemovePodFile(const std::string& uid, const checkpoint::FaultHook& hook) const {

@@ -6,7 +6,6 @@
 #include <thread>
 
 #include <google/protobuf/util/message_differencer.h>
-
 #include <unistd.h>
 
 #include "common/cpu_set.h"
@@ -102,6 +101,18 @@ TEST_CASE("a dedicated pod gets an exclusive CPU, a shared pod the rest of the m
   }
   CHECK(by_pod["dedicated"] == d->ToString());
   CHECK(by_pod["shared"] == s->ToString());
+
+  // Health and metrics: ready after the resync, and the calls above are counted.
+  CHECK(node.HttpGet("/healthz").first == 200);
+  CHECK(node.HttpGet("/readyz").first == 200);
+  auto [code, metrics] = node.HttpGet("/metrics");
+  CHECK(code == 200);
+  CHECK_THAT(metrics,
+             Catch::Contains("qrm_cri_calls_total{method=\"CreateContainer\"} 2") &&
+                 Catch::Contains("qrm_plugins_registered{state=\"healthy\"} 3") &&
+                 Catch::Contains("qrm_admission_duration_seconds_count{phase=\"allocate\"") &&
+                 Catch::Contains("qrm_plugin_rpc_duration_seconds_bucket{method=\"Allocate\"") &&
+                 Catch::Contains("qrm_checkpoint_write_duration_seconds_count"));
 }
 
 TEST_CASE("a pool resize reaches running containers within two reconcile periods") {

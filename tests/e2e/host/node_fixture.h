@@ -10,10 +10,14 @@
 #include <string>
 #include <vector>
 
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
 #include <catch2/catch.hpp>
 #include <grpcpp/grpcpp.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "api/admin_v1.grpc.pb.h"
 #include "api/podresources_v1.grpc.pb.h"
@@ -73,7 +77,7 @@ class NodeFixture {
                                      "--admin-socket",
                                      AdminSocket(),
                                      "--metrics-address",
-                                     "",
+                                     "127.0.0.1:" + std::to_string(metrics_port_),
                                      "--always-consult",
                                      "qrm.io/nic",
                                      "--log-level",
@@ -154,6 +158,26 @@ class NodeFixture {
 
   std::string HostLog() { return testing::ReadFile(File("qrm-host.log")); }
 
+  // GET http://127.0.0.1:<metrics port><path>: status code and body (0 if unreachable).
+  std::pair<int, std::string> HttpGet(const std::string& path) {
+    namespace beast = boost::beast;
+    try {
+      boost::asio::io_context io;
+      beast::tcp_stream stream(io);
+      stream.connect(boost::asio::ip::tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"),
+                                                    static_cast<unsigned short>(metrics_port_)));
+      beast::http::request<beast::http::empty_body> req(beast::http::verb::get, path, 11);
+      req.set(beast::http::field::host, "localhost");
+      beast::http::write(stream, req);
+      beast::flat_buffer buffer;
+      beast::http::response<beast::http::string_body> res;
+      beast::http::read(stream, buffer, res);
+      return {static_cast<int>(res.result_int()), res.body()};
+    } catch (const std::exception&) {
+      return {0, ""};
+    }
+  }
+
   static std::string Binary(const std::string& which) {
     if (which == "cpu") return QRM_CPU_PLUGIN;
     if (which == "memory") return QRM_MEMORY_PLUGIN;
@@ -175,6 +199,8 @@ class NodeFixture {
   std::unique_ptr<Containerd> containerd_;
   std::map<std::string, std::unique_ptr<testing::ChildProcess>> plugins_;
   std::unique_ptr<testing::ChildProcess> host_;
+  // A loopback port per test process (tests run in parallel, one process each).
+  const int metrics_port_ = 20000 + ::getpid() % 20000;
 };
 
 inline std::map<std::string, std::string> Qos(const std::string& level) {
