@@ -47,6 +47,8 @@ set(QRM_EXPORTED_LIBRARIES
   api:
   common:common
   common_grpc:
+  metrics:common/metrics
+  http:common/http
   config:common/config
   checkpoint:checkpoint
   sdk:plugins/sdk

@@ -62,6 +62,8 @@ po::options_description Describe(Flags& f) {
   add("log-level", po::value(&f.log_level)->default_value("info"),
       "trace, debug, info, warn, error, critical or off");
   add("log-format", po::value(&f.log_format)->default_value("text"), "text or json");
+  add("metrics-address", po::value(&f.server.metrics_address)->default_value(""),
+      "IP:PORT for /metrics, /healthz, /readyz (loopback; empty disables)");
   add("reserved-cpus", po::value(&f.plugin.reserved_cpus)->default_value(""),
       "CPUs for system_cores and the node's daemons, e.g. 0-1,40-41");
   add("reserved-cpu-count", po::value(&f.plugin.reserved_cpu_count)->default_value(0),

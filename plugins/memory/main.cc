@@ -53,6 +53,8 @@ int main(int argc, char** argv) {
   add("log-level", po::value(&log_level)->default_value("info"),
       "trace, debug, info, warn, error, critical or off");
   add("log-format", po::value(&log_format)->default_value("text"), "text or json");
+  add("metrics-address", po::value(&server.metrics_address)->default_value(""),
+      "IP:PORT for /metrics, /healthz, /readyz (loopback; empty disables)");
   add("roles", po::value(&roles_json)->default_value(""),
       "role table (JSON object: role -> {qos_level, numa_binding, numa_exclusive, "
       "numa_anti_affinity})");

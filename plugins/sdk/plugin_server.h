@@ -38,6 +38,9 @@ struct PluginServerOptions {
   bool register_with_host = true;
   // How long one Register attempt may wait for the host to answer.
   std::chrono::milliseconds register_timeout{10000};
+  // "IP:PORT" for /metrics, /healthz and /readyz (ready once registered with the host), served
+  // by Run; empty disables them.
+  std::string metrics_address;
 };
 
 // Default socket file name for a resource: "example.com/accel" -> "example.com_accel.sock".

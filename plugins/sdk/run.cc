@@ -1,10 +1,12 @@
 #include "plugins/sdk/run.h"
 
 #include <cstring>
+#include <memory>
 
 #include <malloc.h>
 #include <signal.h>
 
+#include "common/http/http_server.h"
 #include "common/log.h"
 
 namespace qrm::sdk {
@@ -31,9 +33,23 @@ int Run(ResourcePlugin& plugin, const PluginServerOptions& options) {
     log->error("resource={}: cannot start: {}", plugin.ResourceName(), s.ToString());
     return 1;
   }
+  std::unique_ptr<http::HttpServer> metrics;
+  if (!options.metrics_address.empty()) {
+    metrics = std::make_unique<http::HttpServer>(
+        options.metrics_address, http::StandardRoutes([&server, &options] {
+          return !options.register_with_host || server.registrations() > 0 ||
+                 server.watcher_registered();
+        }));
+    if (Status s = metrics->Start(); !s.ok()) {
+      log->error("resource={}: cannot serve metrics: {}", plugin.ResourceName(), s.message());
+      server.Stop();
+      return 1;
+    }
+  }
   int sig = 0;
   sigwait(&signals, &sig);
   log->info("resource={}: received {}, shutting down", plugin.ResourceName(), strsignal(sig));
+  if (metrics) metrics->Stop();
   server.Stop();
   return 0;
 }

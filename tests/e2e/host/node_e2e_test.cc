@@ -113,6 +113,12 @@ TEST_CASE("a dedicated pod gets an exclusive CPU, a shared pod the rest of the m
                  Catch::Contains("qrm_admission_duration_seconds_count{phase=\"allocate\"") &&
                  Catch::Contains("qrm_plugin_rpc_duration_seconds_bucket{method=\"Allocate\"") &&
                  Catch::Contains("qrm_checkpoint_write_duration_seconds_count"));
+  // The plugins built on the SDK expose theirs the same way.
+  auto [plugin_code, plugin_metrics] = node.HttpGet("/metrics", node.cpu_metrics_port());
+  CHECK(plugin_code == 200);
+  CHECK_THAT(plugin_metrics,
+             Catch::Contains("qrm_plugin_served_duration_seconds_count{method=\"Allocate\"} 2"));
+  CHECK(node.HttpGet("/readyz", node.cpu_metrics_port()).first == 200);
 }
 
 TEST_CASE("a pool resize reaches running containers within two reconcile periods") {

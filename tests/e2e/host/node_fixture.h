@@ -96,6 +96,8 @@ class NodeFixture {
 
   // Starts the three plugins and the host, and waits until every plugin is registered.
   void StartQrm(std::vector<std::string> cpu_flags = {}) {
+    cpu_flags.push_back("--metrics-address");
+    cpu_flags.push_back("127.0.0.1:" + std::to_string(cpu_metrics_port()));
     StartPlugin("cpu", std::move(cpu_flags));
     StartPlugin("memory");
     StartPlugin("nic", {"--include-virtual", "--unknown-nic-speed-mbps", "10000"});
@@ -158,14 +160,18 @@ class NodeFixture {
 
   std::string HostLog() { return testing::ReadFile(File("qrm-host.log")); }
 
-  // GET http://127.0.0.1:<metrics port><path>: status code and body (0 if unreachable).
-  std::pair<int, std::string> HttpGet(const std::string& path) {
+  int cpu_metrics_port() const { return metrics_port_ + 1; }
+
+  // GET http://127.0.0.1:<port><path> (default: qrm-host's metrics port): status code and body
+  // (0 if unreachable).
+  std::pair<int, std::string> HttpGet(const std::string& path, int port = 0) {
+    if (port == 0) port = metrics_port_;
     namespace beast = boost::beast;
     try {
       boost::asio::io_context io;
       beast::tcp_stream stream(io);
       stream.connect(boost::asio::ip::tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"),
-                                                    static_cast<unsigned short>(metrics_port_)));
+                                                    static_cast<unsigned short>(port)));
       beast::http::request<beast::http::empty_body> req(beast::http::verb::get, path, 11);
       req.set(beast::http::field::host, "localhost");
       beast::http::write(stream, req);
@@ -200,7 +206,7 @@ class NodeFixture {
   std::map<std::string, std::unique_ptr<testing::ChildProcess>> plugins_;
   std::unique_ptr<testing::ChildProcess> host_;
   // A loopback port per test process (tests run in parallel, one process each).
-  const int metrics_port_ = 20000 + ::getpid() % 20000;
+  const int metrics_port_ = 20000 + 2 * (::getpid() % 10000);
 };
 
 inline std::map<std::string, std::string> Qos(const std::string& level) {
