@@ -170,8 +170,10 @@ int CmdCheckpoint(const GlobalOptions& g, const std::string& action, const std::
     std::fprintf(stderr, "qrmctl: %s: %s\n", file.c_str(), cp.status().ToString().c_str());
     if (checkpoint::IsCorrupt(cp.status())) {
       std::fprintf(stderr,
-                   "qrmctl: the file is corrupt. Its owner moves it aside and rebuilds its state "
-                   "at the next start; see docs/operating.md (troubleshooting)\n");
+                   "qrmctl: the file is corrupt. qrm-host moves a corrupt pod file aside and "
+                   "rebuilds that pod at its next start; a plugin refuses to start on a corrupt "
+                   "checkpoint until it is restarted with --reset-state (drain the node first). "
+                   "See docs/operating.md (troubleshooting)\n");
     }
     return 1;
   }
