@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,7 @@
 #include "qrm/host/host.h"
 #include "tests/e2e/support/containerd.h"
 #include "tests/e2e/support/cri_client.h"
+#include "tests/support/child_process.h"
 #include "tests/support/temp_dir.h"
 
 namespace {
@@ -35,6 +37,7 @@ struct Config {
   int rounds = 30;
   int calls = 100;
   int containers = 50;
+  int pod_rounds = 15;  // P4; 0 skips it
 };
 
 double Median(std::vector<double> v) {
@@ -75,6 +78,78 @@ void Compare(const Config& config, const std::string& method, const std::string&
   std::fflush(stdout);
 }
 
+// Times RunPodSandbox + CreateContainer + StartContainer of a one-container pod.
+double TimePodStart(qrm::e2e::CriClient& cri, const std::string& name, const std::string& qos,
+                    std::vector<std::string>* pods) {
+  const auto start = std::chrono::steady_clock::now();
+  auto pod = cri.RunHostNetworkPod(name, name + "-uid", "default",
+                                   {{"katalyst.kubewharf.io/qos_level", qos}});
+  if (!pod.ok()) return -1;
+  pods->push_back(pod->id);
+  qrm::e2e::ContainerSpec spec;
+  spec.name = "main";
+  spec.cpu_shares = 512;
+  spec.memory_limit_in_bytes = 32LL << 20;
+  auto id = cri.CreateAndStartContainer(*pod, spec);
+  if (!id.ok()) return -1;
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+// P4: pod start through the shim with the CPU, memory and NIC plugins admitting it, against
+// the same start directly on containerd, alternating, same run.
+bool ComparePodStart(const Config& config, qrm::testing::TempDir& dir, qrm::host::Host& host,
+                     qrm::e2e::CriClient& direct, qrm::e2e::CriClient& through) {
+  const std::string plugins = dir.File("plugins");
+  std::vector<std::unique_ptr<qrm::testing::ChildProcess>> children;
+  children.push_back(std::make_unique<qrm::testing::ChildProcess>(
+      std::vector<std::string>{QRM_CPU_PLUGIN, "--plugin-dir", plugins, "--state-dir",
+                               dir.File("cpu"), "--reclaimed-pool-size", "0", "--log-level",
+                               "warn"},
+      dir.File("cpu.log")));
+  children.push_back(std::make_unique<qrm::testing::ChildProcess>(
+      std::vector<std::string>{QRM_MEMORY_PLUGIN, "--plugin-dir", plugins, "--state-dir",
+                               dir.File("memory"), "--log-level", "warn"},
+      dir.File("memory.log")));
+  children.push_back(std::make_unique<qrm::testing::ChildProcess>(
+      std::vector<std::string>{QRM_NIC_PLUGIN, "--plugin-dir", plugins, "--state-dir",
+                               dir.File("nic"), "--include-virtual", "--unknown-nic-speed-mbps",
+                               "10000", "--log-level", "warn"},
+      dir.File("nic.log")));
+  if (!qrm::testing::WaitFor([&] {
+        return host.registry().Find("cpu") && host.registry().Find("memory") &&
+               host.registry().Find("qrm.io/nic");
+      })) {
+    std::fprintf(stderr, "P4: the plugins did not register\n");
+    return false;
+  }
+  std::vector<double> direct_ms, shim_ms;
+  std::vector<std::string> direct_pods, shim_pods;
+  for (int r = 0; r < config.pod_rounds + 1; ++r) {  // round 0 warms up both paths
+    const double d =
+        TimePodStart(direct, "direct-" + std::to_string(r), "shared_cores", &direct_pods);
+    const double s = TimePodStart(through, "shim-" + std::to_string(r), "shared_cores", &shim_pods);
+    if (d < 0 || s < 0) {
+      std::fprintf(stderr, "P4: a pod failed to start\n");
+      return false;
+    }
+    if (r > 0) {
+      direct_ms.push_back(d);
+      shim_ms.push_back(s);
+    }
+    // Keep the node's pod count small and equal for both paths.
+    (void)direct.StopAndRemovePod(direct_pods.back());
+    (void)through.StopAndRemovePod(shim_pods.back());
+  }
+  const double d = Median(direct_ms), s = Median(shim_ms);
+  std::fprintf(stderr,
+               "# P4: pod start direct %.1f ms, through the shim with 3 plugins %.1f ms "
+               "(median of %d)\n",
+               d, s, config.pod_rounds);
+  std::printf("P4 %.2f ms ratio=%.3f\n", s, s / d);
+  return true;
+}
+
 int ParseFlag(int argc, char** argv, const char* name, int fallback) {
   for (int i = 1; i + 1 < argc; ++i) {
     if (std::strcmp(argv[i], name) == 0) return std::atoi(argv[i + 1]);
@@ -89,6 +164,7 @@ int main(int argc, char** argv) {
   config.rounds = ParseFlag(argc, argv, "--rounds", config.rounds);
   config.calls = ParseFlag(argc, argv, "--calls", config.calls);
   config.containers = ParseFlag(argc, argv, "--containers", config.containers);
+  config.pod_rounds = ParseFlag(argc, argv, "--pod-rounds", config.pod_rounds);
   if (::geteuid() != 0) {
     std::fprintf(stderr, "passthrough_bench: needs root (it runs a private containerd)\n");
     return 2;
@@ -104,7 +180,7 @@ int main(int argc, char** argv) {
   host_options.registry.plugin_dir = dir.File("plugins");
   host_options.state_dir = dir.File("state");
   host_options.reconcile_period = std::chrono::milliseconds(0);
-  host_options.numa = *qrm::topology::NumaInfo::Create({0});
+  host_options.admission.always_consult = {"qrm.io/nic"};
   ::mkdir(host_options.registry.plugin_dir.c_str(), 0750);
   qrm::host::Host host(host_options);
   qrm::shim::ShimOptions options;
@@ -154,6 +230,10 @@ int main(int argc, char** argv) {
                r.containers_size() == config.containers;
       },
       direct, through);
+
+  if (config.pod_rounds > 0) {
+    if (!ComparePodStart(config, dir, host, direct, through)) return 1;
+  }
 
   (*shim)->Stop();
   host.Stop();
