@@ -11,7 +11,7 @@
 #include "common/log.h"
 #include "plugins/memory/memory_checkpoint.h"
 #include "plugins/memory/memory_placement.h"
-#include "plugins/memory/state_file.h"
+#include "checkpoint/state_file.h"
 
 namespace qrm::memory {
 namespace {
@@ -359,7 +359,7 @@ Status MemoryPlugin::Load() {
   auto log = Logger(kComponent);
 
   Status problem;
-  auto data = ReadStateFile(path, kCheckpointVersion);
+  auto data = checkpoint::ReadStateFile(path, kCheckpointVersion);
   if (!data.ok()) {
     problem = data.status();
   } else if (!data->has_value()) {
@@ -383,7 +383,7 @@ Status MemoryPlugin::Load() {
                                               "checkpoint aside and start empty)",
                                               problem.message()));
   }
-  auto aside = SetStateFileAside(path);
+  auto aside = checkpoint::SetStateFileAside(path);
   if (!aside.ok()) return aside.status();
   log->warn("{}; --reset-state: moved it to {} and starting empty", problem.message(), *aside);
   return Status::Ok();

@@ -11,7 +11,7 @@
 #include "common/log.h"
 #include "plugins/nic/nic_checkpoint.h"
 #include "plugins/nic/nic_selection.h"
-#include "plugins/nic/state_file.h"
+#include "checkpoint/state_file.h"
 
 namespace qrm::nic {
 namespace {
@@ -364,7 +364,7 @@ Status NicPlugin::Load() {
   auto log = Logger(kComponent);
 
   Status problem;
-  auto data = ReadStateFile(path, kCheckpointVersion);
+  auto data = checkpoint::ReadStateFile(path, kCheckpointVersion);
   if (!data.ok()) {
     problem = data.status();
   } else if (!data->has_value()) {
@@ -388,7 +388,7 @@ Status NicPlugin::Load() {
                                               "checkpoint aside and start empty)",
                                               problem.message()));
   }
-  auto aside = SetStateFileAside(path);
+  auto aside = checkpoint::SetStateFileAside(path);
   if (!aside.ok()) return aside.status();
   log->warn("{}; --reset-state: moved it to {} and starting empty", problem.message(), *aside);
   return Status::Ok();

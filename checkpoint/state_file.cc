@@ -1,4 +1,4 @@
-#include "plugins/nic/state_file.h"
+#include "checkpoint/state_file.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -10,7 +10,7 @@
 
 #include "checkpoint/checkpoint_file.h"
 
-namespace qrm::nic {
+namespace qrm::checkpoint {
 
 StatusOr<std::optional<rapidjson::Document>> ReadStateFile(const std::string& path,
                                                            uint32_t version) {
@@ -18,16 +18,16 @@ StatusOr<std::optional<rapidjson::Document>> ReadStateFile(const std::string& pa
   const auto dir = std::filesystem::path(path).parent_path();
   if (!dir.empty()) std::filesystem::create_directories(dir, ec);
   if (ec) return ErrnoError(ec.value(), "create state directory", dir.string());
-  if (auto removed = checkpoint::RemoveStaleTempFiles(path); !removed.ok()) {
+  if (auto removed = RemoveStaleTempFiles(path); !removed.ok()) {
     return removed.status();
   }
-  checkpoint::ReadOptions options;
+  ReadOptions options;
   options.min_version = version;
   options.max_version = version;
   options.quarantine_corrupt = false;
-  StatusOr<checkpoint::Checkpoint> cp = checkpoint::Read(path, options);
+  StatusOr<Checkpoint> cp = Read(path, options);
   if (!cp.ok()) {
-    if (checkpoint::IsMissing(cp.status())) return std::optional<rapidjson::Document>();
+    if (IsMissing(cp.status())) return std::optional<rapidjson::Document>();
     return cp.status();
   }
   return std::optional<rapidjson::Document>(std::move(cp->data));
@@ -45,4 +45,4 @@ StatusOr<std::string> SetStateFileAside(const std::string& path) {
   return target;
 }
 
-}  // namespace qrm::nic
+}  // namespace qrm::checkpoint
