@@ -47,10 +47,12 @@ TEST_CASE("a restarted plugin gives the same answers and never allocates twice",
   const auto fresh = AllocateOk(*second, Request("u2", "", 8, kDedicated));
   auto fresh_cpus = CpuSet::Parse(fresh.allocation_result());
   REQUIRE(fresh_cpus.ok());
+  // state() returns a snapshot; keep it alive while we look into it.
+  const CpuState snapshot = second->state();
   for (const auto& [who, cpus] : before) {
     auto held = CpuSet::Parse(cpus);
     REQUIRE(held.ok());
-    const ContainerAllocation* c = second->state().Find(who.substr(0, who.find('/')), "container0");
+    const ContainerAllocation* c = snapshot.Find(who.substr(0, who.find('/')), "container0");
     REQUIRE(c != nullptr);
     if (c->dedicated()) CHECK_FALSE(fresh_cpus->Overlaps(*held));
   }
