@@ -211,8 +211,17 @@ StatusOr<pb::ResourceAllocationResponse> CpuPlugin::Allocate(const pb::ResourceR
     c.numa_exclusive = parsed->qos.numa_exclusive;
     c.request_milli = parsed->milli;
     if (c.dedicated()) {
+      const CpuAvailability avail = Availability(state_);
+      std::optional<DedicatedPlacement> again;
+      if (parsed->previous) {
+        again = PlacePrevious(avail, roles_, parsed->Dedicated(), *parsed->previous);
+        Logger(kComponent)
+            ->info("{}: replayed allocation: previous CPUs {} {}", Ref(req),
+                   parsed->previous->ToString(), again ? "taken again" : "are not free any more");
+      }
       StatusOr<DedicatedPlacement> placement =
-          PlaceDedicated(Availability(state_), roles_, parsed->Dedicated(), parsed->hint);
+          again ? StatusOr<DedicatedPlacement>(std::move(*again))
+                : PlaceDedicated(avail, roles_, parsed->Dedicated(), parsed->hint);
       if (!placement.ok()) {
         return placement.status().WithContext(
             fmt::format("{}: dedicated_cores {} CPUs", Ref(req), parsed->whole_cpus));

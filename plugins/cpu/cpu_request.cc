@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "common/protocol_annotations.h"
 #include "plugins/cpu/cpu_plugin_config.h"
 
 namespace qrm::cpu {
@@ -55,6 +56,17 @@ StatusOr<CpuRequest> ParseCpuRequest(const ::resourceplugin::v1alpha1::ResourceR
     out.hint = out.hint.With(static_cast<int>(id));
   }
   out.hint_preferred = req.hint().preferred();
+
+  if (auto it = req.annotations().find(kPreviousAllocationAnnotation);
+      it != req.annotations().end() && out.qos.dedicated()) {
+    StatusOr<CpuSet> previous = CpuSet::Parse(it->second);
+    if (!previous.ok() || !previous->IsSubsetOf(layout.online())) {
+      return InvalidArgumentError(
+          fmt::format("annotations[\"{}\"] = \"{}\": not a set of this machine's online CPUs ({})",
+                      kPreviousAllocationAnnotation, it->second, layout.online().ToString()));
+    }
+    out.previous = std::move(*previous);
+  }
   return out;
 }
 

@@ -72,4 +72,21 @@ StatusOr<DedicatedPlacement> PlaceDedicated(const CpuAvailability& avail,
   return req.numa_bound ? PlaceBound(avail, roles, req, hint) : PlaceUnbound(avail, req, hint);
 }
 
+std::optional<DedicatedPlacement> PlacePrevious(const CpuAvailability& avail,
+                                                const plugins::RoleTable& roles,
+                                                const DedicatedRequest& req,
+                                                const CpuSet& previous) {
+  if (previous.Empty() || !previous.IsSubsetOf(avail.available)) return std::nullopt;
+  DedicatedPlacement placement;
+  placement.cpus = previous;
+  if (req.numa_bound) {
+    placement.numa_nodes = avail.layout->NodesOf(previous);
+    StatusOr<int> takes = CheckNodeSet(avail, roles, req, placement.numa_nodes);
+    if (!takes.ok() || *takes != previous.Size()) return std::nullopt;
+    return placement;
+  }
+  if (previous.Size() != req.cpus || !CheckKeepFree(avail, req.cpus).ok()) return std::nullopt;
+  return placement;
+}
+
 }  // namespace qrm::cpu

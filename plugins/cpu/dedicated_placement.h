@@ -8,6 +8,8 @@
 // The CPUs themselves are chosen by TakeExclusiveCpus.
 #pragma once
 
+#include <optional>
+
 #include "common/cpu_set.h"
 #include "common/numa_mask.h"
 #include "common/status.h"
@@ -25,5 +27,14 @@ struct DedicatedPlacement {
 StatusOr<DedicatedPlacement> PlaceDedicated(const CpuAvailability& avail,
                                             const plugins::RoleTable& roles,
                                             const DedicatedRequest& req, NumaMask hint);
+
+// The CPUs a container held before the plugin lost its state, if the request can take exactly
+// them again now: the same count, all still available, the reclaimed pool and shared minimum
+// kept, and for a NUMA-bound request a node set CheckNodeSet accepts. nullopt otherwise (the
+// caller places the request as a new one).
+std::optional<DedicatedPlacement> PlacePrevious(const CpuAvailability& avail,
+                                                const plugins::RoleTable& roles,
+                                                const DedicatedRequest& req,
+                                                const CpuSet& previous);
 
 }  // namespace qrm::cpu

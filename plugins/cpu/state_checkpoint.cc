@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "checkpoint/state_file.h"
 #include "common/quote.h"
 
 namespace qrm::cpu {
@@ -271,24 +272,20 @@ StatusOr<CpuState> DecodeState(const rapidjson::Value& data, const CpuLayout& la
 
 StatusOr<std::optional<CpuState>> StateCheckpoint::Load(const CpuLayout& layout) const {
   if (path_.empty()) return std::optional<CpuState>();
-  checkpoint::ReadOptions options;
-  options.min_version = options.max_version = kStateVersion;
-  // A corrupt file stays where it is: starting empty would hand out CPUs that running
-  // containers still hold, so the operator decides (docs/cpu-plugin.md).
-  options.quarantine_corrupt = false;
-  StatusOr<checkpoint::Checkpoint> cp = checkpoint::Read(path_, options);
-  if (!cp.ok()) {
-    if (checkpoint::IsMissing(cp.status())) return std::optional<CpuState>();
-    if (checkpoint::IsCorrupt(cp.status())) {
-      return cp.status().WithContext(
-          "the CPU plugin's state is unreadable; drain the node, then delete the file or start "
-          "the plugin once with --reset-state");
-    }
-    return cp.status();
-  }
-  StatusOr<CpuState> state = DecodeState(cp->data, layout, path_);
-  if (!state.ok()) return state.status();
-  return std::optional<CpuState>(std::move(*state));
+  // A corrupt file is moved aside and the plugin starts empty; the host replays the running
+  // containers' allocations with their previous CPUs (checkpoint/state_file.h).
+  checkpoint::StateFileOptions options;
+  options.component = "cpu-plugin";
+  options.version = kStateVersion;
+  std::optional<CpuState> state;
+  auto load = checkpoint::LoadStateFile(path_, options, [&](const rapidjson::Value& data) {
+    StatusOr<CpuState> decoded = DecodeState(data, layout, path_);
+    if (!decoded.ok()) return decoded.status();
+    state = std::move(*decoded);
+    return Status::Ok();
+  });
+  if (!load.ok()) return load.status();
+  return state;
 }
 
 Status StateCheckpoint::Save(const CpuLayout& layout, const CpuState& state) const {
@@ -300,11 +297,7 @@ Status StateCheckpoint::MoveAside() const {
   if (path_.empty()) return Status::Ok();
   std::error_code ec;
   if (!std::filesystem::exists(path_, ec)) return Status::Ok();
-  const std::string aside = fmt::format("{}.reset-{}", path_, std::time(nullptr));
-  if (std::rename(path_.c_str(), aside.c_str()) != 0) {
-    return ErrnoError(errno, "move aside", path_);
-  }
-  return Status::Ok();
+  return checkpoint::SetStateFileAside(path_, "reset").status();
 }
 
 }  // namespace qrm::cpu

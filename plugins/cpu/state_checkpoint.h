@@ -53,8 +53,9 @@ class StateCheckpoint {
 
   const std::string& path() const { return path_; }
 
-  // The stored state, or nullopt when there is no file yet. Errors (the plugin must not
-  // start): a corrupt file (left in place), a newer version, another machine's file.
+  // The stored state, or nullopt when there is no file yet or it was unusable (corrupt or of
+  // another version: moved aside, logged, counted; checkpoint/state_file.h). Errors (the
+  // plugin must not start): another machine's file, I/O failures.
   StatusOr<std::optional<CpuState>> Load(const CpuLayout& layout) const;
   // Durable write; on error the previous file is untouched.
   Status Save(const CpuLayout& layout, const CpuState& state) const;

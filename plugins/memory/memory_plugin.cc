@@ -8,10 +8,10 @@
 #include <fmt/format.h>
 
 #include "checkpoint/checkpoint_file.h"
+#include "checkpoint/state_file.h"
 #include "common/log.h"
 #include "plugins/memory/memory_checkpoint.h"
 #include "plugins/memory/memory_placement.h"
-#include "checkpoint/state_file.h"
 
 namespace qrm::memory {
 namespace {
@@ -67,12 +67,6 @@ StatusOr<NumaMask> HintNodes(const pb::TopologyHint& hint, NumaMask machine) {
                     mask->ToString(), machine.ToString()));
   }
   return mask;
-}
-
-// Restore failures an operator may resolve with --reset-state (I/O errors are not).
-bool Resettable(const Status& s) {
-  return s.code() == StatusCode::kDataLoss || s.code() == StatusCode::kFailedPrecondition ||
-         s.code() == StatusCode::kResourceExhausted;
 }
 
 }  // namespace
@@ -357,35 +351,21 @@ Status MemoryPlugin::Load() {
   const std::string path = config_.StatePath();
   if (path.empty()) return Status::Ok();
   auto log = Logger(kComponent);
-
-  Status problem;
-  auto data = checkpoint::ReadStateFile(path, kCheckpointVersion);
-  if (!data.ok()) {
-    problem = data.status();
-  } else if (!data->has_value()) {
-    log->info("no checkpoint {}: starting empty", path);
-  } else {
+  checkpoint::StateFileOptions options;
+  options.component = kComponent;
+  options.version = kCheckpointVersion;
+  options.reset_state = config_.reset_state;
+  auto load = checkpoint::LoadStateFile(path, options, [&](const rapidjson::Value& data) {
     MemoryState restored = state_;  // still fresh: the machine and reservations only
     std::vector<std::string> warnings;
-    problem = RestoreCheckpoint(**data, restored, &warnings)
-                  .WithContext(fmt::format("checkpoint {}", path));
-    if (problem.ok()) {
-      state_ = std::move(restored);
-      for (const std::string& w : warnings) log->warn("checkpoint {}: {}", path, w);
-      log->info("restored {} pod(s) from {}", state_.pods().size(), path);
-    }
-  }
-  if (problem.ok()) return Status::Ok();
-  // Every message names the file: the checkpoint library's own, and ours through context.
-  if (!Resettable(problem)) return problem;
-  if (!config_.reset_state) {
-    return Status(problem.code(), fmt::format("{} (start with --reset-state to set the "
-                                              "checkpoint aside and start empty)",
-                                              problem.message()));
-  }
-  auto aside = checkpoint::SetStateFileAside(path);
-  if (!aside.ok()) return aside.status();
-  log->warn("{}; --reset-state: moved it to {} and starting empty", problem.message(), *aside);
+    QRM_RETURN_IF_ERROR(RestoreCheckpoint(data, restored, &warnings));
+    state_ = std::move(restored);
+    for (const std::string& w : warnings) log->warn("checkpoint {}: {}", path, w);
+    return Status::Ok();
+  });
+  if (!load.ok()) return load.status();
+  state_file_ = *load;
+  if (load->restored) log->info("restored {} pod(s) from {}", state_.pods().size(), path);
   return Status::Ok();
 }
 

@@ -18,6 +18,7 @@
 #include <mutex>
 #include <string>
 
+#include "checkpoint/state_file.h"
 #include "plugins/machine/topology.h"
 #include "plugins/memory/memory_config.h"
 #include "plugins/memory/memory_state.h"
@@ -53,6 +54,9 @@ class MemoryPlugin final : public sdk::ResourcePlugin {
   // A copy of the accounting, for tests and diagnostics.
   MemoryState Snapshot() const;
 
+  // What Create found in the state file: restored, or set aside (corrupt) and why.
+  const checkpoint::StateFileLoad& state_file() const { return state_file_; }
+
  private:
   MemoryPlugin(MemoryPluginConfig config, MemoryState state, uint64_t max_request_bytes);
 
@@ -74,6 +78,7 @@ class MemoryPlugin final : public sdk::ResourcePlugin {
   const uint64_t max_request_bytes_;
   mutable std::mutex mu_;
   MemoryState state_;
+  checkpoint::StateFileLoad state_file_;
 };
 
 // The ResourceAllocationInfo of one container, as Allocate and GetResourcesAllocation

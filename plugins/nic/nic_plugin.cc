@@ -8,10 +8,11 @@
 #include <fmt/format.h>
 
 #include "checkpoint/checkpoint_file.h"
+#include "checkpoint/state_file.h"
 #include "common/log.h"
+#include "common/protocol_annotations.h"
 #include "plugins/nic/nic_checkpoint.h"
 #include "plugins/nic/nic_selection.h"
-#include "checkpoint/state_file.h"
 
 namespace qrm::nic {
 namespace {
@@ -88,10 +89,6 @@ std::string FreeSummary(const NicState& state) {
                     nic.numa_node, nic.up ? "up" : "down", state.FreeMbps(nic));
   }
   return out.empty() ? "no NICs" : out;
-}
-
-bool Resettable(const Status& s) {
-  return s.code() == StatusCode::kDataLoss || s.code() == StatusCode::kFailedPrecondition;
 }
 
 }  // namespace
@@ -213,7 +210,15 @@ StatusOr<pb::ResourceAllocationResponse> NicPlugin::Allocate(const pb::ResourceR
     return resp;
   }
 
-  const Nic* nic = PickNic(state_, *hint, need->mbps);
+  // A replay after we lost our state: the NIC the container had, if it can still take it.
+  const Nic* nic = nullptr;
+  if (auto it = req.annotations().find(kPreviousAllocationAnnotation);
+      it != req.annotations().end()) {
+    for (const Nic* candidate : Candidates(state_, need->mbps)) {
+      if (candidate->key.ToString() == it->second) nic = candidate;
+    }
+  }
+  if (nic == nullptr) nic = PickNic(state_, *hint, need->mbps);
   if (nic == nullptr) {
     const std::string where = hint->empty() ? "any NUMA node" : "NUMA nodes " + hint->ToString();
     if (!need->required) {
@@ -362,35 +367,21 @@ Status NicPlugin::Load() {
   const std::string path = config_.StatePath();
   if (path.empty()) return Status::Ok();
   auto log = Logger(kComponent);
-
-  Status problem;
-  auto data = checkpoint::ReadStateFile(path, kCheckpointVersion);
-  if (!data.ok()) {
-    problem = data.status();
-  } else if (!data->has_value()) {
-    log->info("no checkpoint {}: starting empty", path);
-  } else {
-    NicState restored = state_;
+  checkpoint::StateFileOptions options;
+  options.component = kComponent;
+  options.version = kCheckpointVersion;
+  options.reset_state = config_.reset_state;
+  auto load = checkpoint::LoadStateFile(path, options, [&](const rapidjson::Value& data) {
+    NicState restored = state_;  // still fresh: the machine and reservations only
     std::vector<std::string> warnings;
-    problem = RestoreCheckpoint(**data, restored, &warnings)
-                  .WithContext(fmt::format("checkpoint {}", path));
-    if (problem.ok()) {
-      state_ = std::move(restored);
-      for (const std::string& w : warnings) log->warn("checkpoint {}: {}", path, w);
-      log->info("restored {} pod(s) from {}", state_.pods().size(), path);
-    }
-  }
-  if (problem.ok()) return Status::Ok();
-  // Every message names the file: the checkpoint library's own, and ours through context.
-  if (!Resettable(problem)) return problem;
-  if (!config_.reset_state) {
-    return Status(problem.code(), fmt::format("{} (start with --reset-state to set the "
-                                              "checkpoint aside and start empty)",
-                                              problem.message()));
-  }
-  auto aside = checkpoint::SetStateFileAside(path);
-  if (!aside.ok()) return aside.status();
-  log->warn("{}; --reset-state: moved it to {} and starting empty", problem.message(), *aside);
+    QRM_RETURN_IF_ERROR(RestoreCheckpoint(data, restored, &warnings));
+    state_ = std::move(restored);
+    for (const std::string& w : warnings) log->warn("checkpoint {}: {}", path, w);
+    return Status::Ok();
+  });
+  if (!load.ok()) return load.status();
+  state_file_ = *load;
+  if (load->restored) log->info("restored {} pod(s) from {}", state_.pods().size(), path);
   return Status::Ok();
 }
 

@@ -24,6 +24,7 @@
 #include <mutex>
 #include <string>
 
+#include "checkpoint/state_file.h"
 #include "plugins/machine/topology.h"
 #include "plugins/nic/nic_config.h"
 #include "plugins/nic/nic_state.h"
@@ -59,6 +60,9 @@ class NicPlugin final : public sdk::ResourcePlugin {
   // A copy of the state, for tests and diagnostics.
   NicState Snapshot() const;
 
+  // What Create found in the state file: restored, or set aside (corrupt) and why.
+  const checkpoint::StateFileLoad& state_file() const { return state_file_; }
+
  private:
   // What a container asks of us.
   struct Need {
@@ -80,6 +84,7 @@ class NicPlugin final : public sdk::ResourcePlugin {
   const NumaMask machine_nodes_;
   mutable std::mutex mu_;
   NicState state_;
+  checkpoint::StateFileLoad state_file_;
 };
 
 }  // namespace qrm::nic

@@ -4,6 +4,8 @@
 #include <filesystem>
 
 #include "checkpoint/checkpoint_file.h"
+#include "common/metrics/metrics.h"
+#include "common/protocol_annotations.h"
 #include "tests/unit/cpu_plugin/cpu_test_util.h"
 
 namespace qrm::cpu::testing {
@@ -110,19 +112,82 @@ TEST_CASE("dedicated CPUs that became reserved stop the plugin", "[cpu][restart]
              Catch::Contains("dedicated CPUs 2-3 that are now reserved"));
 }
 
-TEST_CASE("a corrupt checkpoint stops the plugin and stays in place", "[cpu][restart]") {
+// Every kind of unusable state file: detected, moved aside, counted; the plugin starts empty
+// and a replay with the previous CPUs (what the host sends) gets exactly those CPUs back.
+TEST_CASE("an unusable checkpoint is moved aside and replays restore the CPUs", "[cpu][restart]") {
   TempDir dir;
-  { MakePlugin(FakeTopology("doc80"), DocConfig(dir)); }
-  std::string text = qrm::testing::ReadFile(dir.File("cpu_plugin_state"));
-  text[text.size() / 2] ^= 0x20;
-  qrm::testing::WriteFile(dir.File("cpu_plugin_state"), text);
-  CpuPluginConfig config = DocConfig(dir);
-  config.roles_json = kDocRoles;
-  auto plugin = CpuPlugin::Create(FakeTopology("doc80"), config);
-  REQUIRE_FALSE(plugin.ok());
-  CHECK(plugin.status().code() == StatusCode::kDataLoss);
-  CHECK_THAT(plugin.status().message(), Catch::Contains("--reset-state"));
-  CHECK(std::filesystem::exists(dir.File("cpu_plugin_state")));
+  const auto topology = FakeTopology("doc80");
+  std::string held;
+  {
+    auto first = MakePlugin(topology, DocConfig(dir));
+    held = AllocateOk(*first, Request("u", "", 4, kDedicated)).allocation_result();
+  }
+  const std::string path = dir.File("cpu_plugin_state");
+  const std::string good = qrm::testing::ReadFile(path);
+  std::string damaged;
+  SECTION("bit flip") {
+    damaged = good;
+    damaged[damaged.size() / 2] ^= 0x20;
+  }
+  SECTION("truncated") {
+    damaged = good.substr(0, good.size() / 3);
+  }
+  SECTION("empty") {
+    damaged = "";
+  }
+  SECTION("another version") {
+    checkpoint::ReadOptions any;
+    any.min_version = 0;
+    any.max_version = 1000;
+    auto cp = checkpoint::Parse(good, path, any);
+    REQUIRE(cp.ok());
+    REQUIRE(checkpoint::Write(path, 99, cp->data).ok());
+    damaged = qrm::testing::ReadFile(path);
+  }
+  qrm::testing::WriteFile(path, damaged);
+  auto& corrupt = metrics::Default().GetCounter("qrm_checkpoint_corrupt_total", "",
+                                                {{"component", "cpu-plugin"}});
+  const double corrupt_before = corrupt.Value();
+
+  auto plugin = MakePlugin(topology, DocConfig(dir));
+  CHECK(corrupt.Value() == corrupt_before + 1);
+  CHECK(plugin->state().ContainerCount() == 0);
+  int aside = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("cpu_plugin_state.corrupt-", 0) == 0) {
+      ++aside;
+      CHECK(qrm::testing::ReadFile(entry.path().string()) == damaged);  // the evidence, intact
+    }
+  }
+  CHECK(aside == 1);
+
+  // The host's replay names the CPUs the container had: it gets them, not the first free ones.
+  pb::ResourceRequest replay = Request("u", "", 4, kDedicated);
+  (*replay.mutable_annotations())[kPreviousAllocationAnnotation] = held;
+  const std::string again = AllocateOk(*plugin, replay).allocation_result();
+  CHECK(again == held);
+  // Taken CPUs are not replayed onto a second container: it gets other CPUs.
+  pb::ResourceRequest other = Request("v", "", 4, kDedicated);
+  (*other.mutable_annotations())[kPreviousAllocationAnnotation] = held;
+  auto other_cpus = CpuSet::Parse(AllocateOk(*plugin, other).allocation_result());
+  auto held_cpus = CpuSet::Parse(held);
+  REQUIRE(other_cpus.ok());
+  REQUIRE(held_cpus.ok());
+  CHECK_FALSE(other_cpus->Overlaps(*held_cpus));
+}
+
+TEST_CASE("a malformed previous-allocation annotation is refused by name", "[cpu][restart]") {
+  TempDir dir;
+  auto plugin = MakePlugin(FakeTopology("doc80"), DocConfig(dir));
+  pb::ResourceRequest replay = Request("u", "", 2, kDedicated);
+  (*replay.mutable_annotations())[kPreviousAllocationAnnotation] = "2-900";
+  auto refused = plugin->Allocate(replay);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.status().code() == StatusCode::kInvalidArgument);
+  CHECK_THAT(refused.status().message(),
+             Catch::Contains("qrm.io/previous-allocation") && Catch::Contains("2-900"));
+  CHECK(plugin->state().ContainerCount() == 0);
 }
 
 TEST_CASE("a failed checkpoint write fails the call and changes nothing", "[cpu][restart]") {

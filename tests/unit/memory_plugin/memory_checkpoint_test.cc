@@ -126,7 +126,8 @@ TEST_CASE("a larger reservation that no longer fits the recorded allocations is 
   CHECK(plugin->Snapshot().FreeOn(0) == 32 * kGiB - (100 << 20) - 30 * kGiB);
 }
 
-TEST_CASE("a corrupt checkpoint stops the plugin unless --reset-state", "[memory][checkpoint]") {
+TEST_CASE("a corrupt checkpoint is moved aside and the plugin starts empty",
+          "[memory][checkpoint]") {
   TempDir dir;
   FakeMachine m = Generate(machine::fake::Doc80Shape(), dir);
   const std::string state_dir = dir.File("state");
@@ -135,21 +136,18 @@ TEST_CASE("a corrupt checkpoint stops the plugin unless --reset-state", "[memory
     AllocateOk(*plugin, WithHint(Request("a", 1.0 * kGiB, "reranker"), {0}));
   }
   const std::string file = state_dir + "/memory_plugin_state";
-  qrm::testing::WriteFile(file, qrm::testing::ReadFile(file).substr(0, 100));  // truncated
+  const std::string truncated = qrm::testing::ReadFile(file).substr(0, 100);
+  qrm::testing::WriteFile(file, truncated);
 
-  auto refused = MemoryPlugin::Create(Config(state_dir), m.topology);
-  REQUIRE_FALSE(refused.ok());
-  CHECK(refused.status().code() == StatusCode::kDataLoss);
-  CHECK_THAT(refused.status().message(), Contains("--reset-state"));
-
-  MemoryPluginConfig reset = Config(state_dir);
-  reset.reset_state = true;
-  auto plugin = Create(reset, m.topology);
+  auto plugin = Create(Config(state_dir), m.topology);
   CHECK(plugin->Snapshot().pods().empty());
-  CHECK(FilesStartingWith(state_dir, "memory_plugin_state.reset-") == 1);
+  CHECK(plugin->state_file().corrupt);
+  CHECK_THAT(plugin->state_file().problem, Contains(file));
+  CHECK(FilesStartingWith(state_dir, "memory_plugin_state.corrupt-") == 1);
+  CHECK(qrm::testing::ReadFile(plugin->state_file().set_aside) == truncated);
 }
 
-TEST_CASE("inconsistent checkpoint content is refused naming the key", "[memory][checkpoint]") {
+TEST_CASE("inconsistent checkpoint content is set aside, naming the key", "[memory][checkpoint]") {
   TempDir dir;
   FakeMachine m = Generate(machine::fake::Doc80Shape(), dir);
   const std::string state_dir = dir.File("state");
@@ -164,25 +162,28 @@ TEST_CASE("inconsistent checkpoint content is refused naming the key", "[memory]
   SECTION("a node's Allocated disagrees with its pod entries") {
     cp->data["machineState"]["memory"]["0"]["Allocated"].SetString("5", cp->data.GetAllocator());
     REQUIRE(checkpoint::Write(file, kCheckpointVersion, cp->data).ok());
-    auto refused = MemoryPlugin::Create(Config(state_dir), m.topology);
-    CHECK(refused.status().code() == StatusCode::kDataLoss);
-    CHECK_THAT(refused.status().message(), Contains("machineState.memory.0.Allocated"));
+    auto plugin = Create(Config(state_dir), m.topology);
+    CHECK(plugin->Snapshot().pods().empty());
+    CHECK(plugin->state_file().corrupt);
+    CHECK_THAT(plugin->state_file().problem, Contains("machineState.memory.0.Allocated"));
   }
   SECTION("a quantity that is not a decimal string") {
     cp->data["pod_resource_entries"]["uid-a"]["c0"]["quantity"].SetInt(5);
     REQUIRE(checkpoint::Write(file, kCheckpointVersion, cp->data).ok());
-    auto refused = MemoryPlugin::Create(Config(state_dir), m.topology);
-    CHECK(refused.status().code() == StatusCode::kDataLoss);
-    CHECK_THAT(refused.status().message(),
+    auto plugin = Create(Config(state_dir), m.topology);
+    CHECK(plugin->Snapshot().pods().empty());
+    CHECK(plugin->state_file().corrupt);
+    CHECK_THAT(plugin->state_file().problem,
                Contains("pod_resource_entries.uid-a.c0.quantity: invalid value \"5\""));
   }
   SECTION("per-node shares that do not add up to the quantity") {
     cp->data["pod_resource_entries"]["uid-a"]["c0"]["quantity"].SetString("7",
                                                                           cp->data.GetAllocator());
     REQUIRE(checkpoint::Write(file, kCheckpointVersion, cp->data).ok());
-    auto refused = MemoryPlugin::Create(Config(state_dir), m.topology);
-    CHECK(refused.status().code() == StatusCode::kDataLoss);
-    CHECK_THAT(refused.status().message(),
+    auto plugin = Create(Config(state_dir), m.topology);
+    CHECK(plugin->Snapshot().pods().empty());
+    CHECK(plugin->state_file().corrupt);
+    CHECK_THAT(plugin->state_file().problem,
                Contains("sum to 1073741824 bytes, not the container's 7"));
   }
 }

@@ -8,6 +8,7 @@
 #include <google/protobuf/util/message_differencer.h>
 
 #include "checkpoint/checkpoint_file.h"
+#include "common/protocol_annotations.h"
 #include "tests/unit/nic_plugin/nic_test_util.h"
 
 namespace qrm::nic {
@@ -143,7 +144,15 @@ TEST_CASE("a failed checkpoint write fails the RPC and changes nothing", "[nic][
   CHECK(plugin->Snapshot().AllocatedMbps({"", "eth0"}) == 0);
 }
 
-TEST_CASE("a corrupt checkpoint stops the plugin unless --reset-state", "[nic][checkpoint]") {
+int FilesStartingWith(const std::string& dir, const std::string& prefix) {
+  int n = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().filename().string().starts_with(prefix)) ++n;
+  }
+  return n;
+}
+
+TEST_CASE("a corrupt checkpoint is moved aside and the plugin starts empty", "[nic][checkpoint]") {
   TempDir dir;
   FakeMachine m = Generate(machine::fake::Doc80Shape(), dir);
   {
@@ -155,25 +164,30 @@ TEST_CASE("a corrupt checkpoint stops the plugin unless --reset-state", "[nic][c
   text.replace(text.find("uid-a"), 5, "uid-b");  // checksum no longer matches
   qrm::testing::WriteFile(file, text);
 
-  auto refused = NicPlugin::Create(Config(dir.File("state")), m.topology);
-  REQUIRE_FALSE(refused.ok());
-  CHECK(refused.status().code() == StatusCode::kDataLoss);
-  CHECK_THAT(refused.status().message(), Contains(file));
-  CHECK_THAT(refused.status().message(), Contains("--reset-state"));
-  CHECK(qrm::testing::ReadFile(file) == text);  // left for the operator
-
-  NicPluginConfig reset = Config(dir.File("state"));
-  reset.reset_state = true;
-  auto plugin = Create(reset, m.topology);
+  auto plugin = Create(Config(dir.File("state")), m.topology);
   CHECK(plugin->Snapshot().pods().empty());
-  int aside = 0;
-  for (const auto& e : fs::directory_iterator(dir.File("state"))) {
-    if (e.path().filename().string().starts_with("nic_plugin_state.reset-")) ++aside;
-  }
-  CHECK(aside == 1);
+  CHECK(plugin->state_file().corrupt);
+  CHECK_THAT(plugin->state_file().problem, Contains(file));
+  CHECK(FilesStartingWith(dir.File("state"), "nic_plugin_state.corrupt-") == 1);
+  CHECK(qrm::testing::ReadFile(plugin->state_file().set_aside) == text);  // the evidence
 }
 
-TEST_CASE("a malformed pod entry is refused naming its key", "[nic][checkpoint]") {
+TEST_CASE("a replay names the NIC the container had", "[nic][checkpoint]") {
+  TempDir dir;
+  FakeMachine m = Generate(machine::fake::Doc80Shape(), dir);
+  auto plugin = Create(Config(dir.File("state")), m.topology);
+  // Without the annotation the first NIC in order is picked; the replay asks for the other.
+  const std::string first = AllocateOk(*plugin, Request("a", {{kNic, 1}})).allocation_result();
+  REQUIRE(plugin->RemovePod("uid-a").ok());
+  REQUIRE((first == "eth0" || first == "ns1/eth1"));
+  const std::string other = first == "eth0" ? "ns1/eth1" : "eth0";
+  pb::ResourceRequest replay = Request("a", {{kNic, 1}});
+  (*replay.mutable_annotations())[kPreviousAllocationAnnotation] = other;
+  const std::string again = AllocateOk(*plugin, replay).allocation_result();
+  CHECK(again == other);
+}
+
+TEST_CASE("a malformed pod entry is set aside, naming its key", "[nic][checkpoint]") {
   TempDir dir;
   FakeMachine m = Generate(machine::fake::Doc80Shape(), dir);
   rapidjson::Document doc;
@@ -183,11 +197,11 @@ TEST_CASE("a malformed pod entry is refused naming its key", "[nic][checkpoint]"
       "hint_preferred": true}}}})");
   fs::create_directories(dir.File("state"));
   REQUIRE(checkpoint::Write(dir.File("state/nic_plugin_state"), kCheckpointVersion, doc).ok());
-  auto refused = NicPlugin::Create(Config(dir.File("state")), m.topology);
-  REQUIRE_FALSE(refused.ok());
-  CHECK(refused.status().code() == StatusCode::kDataLoss);
-  CHECK_THAT(refused.status().message(), Contains("pod_entries.uid-x.c0.bandwidth_mbps"));
-  CHECK_THAT(refused.status().message(), Contains("-3"));
+  auto plugin = Create(Config(dir.File("state")), m.topology);
+  CHECK(plugin->Snapshot().pods().empty());
+  CHECK(plugin->state_file().corrupt);
+  CHECK_THAT(plugin->state_file().problem, Contains("pod_entries.uid-x.c0.bandwidth_mbps"));
+  CHECK_THAT(plugin->state_file().problem, Contains("-3"));
 }
 
 TEST_CASE("config: allowlist and options are checked", "[nic][config]") {
