@@ -15,7 +15,16 @@
 
 namespace qrm {
 
+SocketPermissions SocketPermissionsFor(std::optional<gid_t> group) {
+  if (!group.has_value()) return SocketPermissions{};
+  return SocketPermissions{0660, group, 0750};
+}
+
 Status PrepareSocketPath(const std::string& path, mode_t dir_mode) {
+  return PrepareSocketPath(path, SocketPermissions{0600, std::nullopt, dir_mode});
+}
+
+Status PrepareSocketPath(const std::string& path, const SocketPermissions& perms) {
   if (path.empty() || path.size() >= sizeof(sockaddr_un{}.sun_path)) {
     return InvalidArgumentError(fmt::format("socket path {} is empty or longer than {} bytes",
                                             Quote(path), sizeof(sockaddr_un{}.sun_path) - 1));
@@ -26,8 +35,12 @@ Status PrepareSocketPath(const std::string& path, mode_t dir_mode) {
     if (!std::filesystem::exists(parent, ec)) {
       std::filesystem::create_directories(parent, ec);
       if (ec) return ErrnoError(ec.value(), "create directory", parent.string());
-      if (::chmod(parent.c_str(), dir_mode) != 0) {
+      if (::chmod(parent.c_str(), perms.dir_mode) != 0) {
         return ErrnoError(errno, "chmod", parent.string());
+      }
+      if (perms.group.has_value() &&
+          ::chown(parent.c_str(), static_cast<uid_t>(-1), *perms.group) != 0) {
+        return ErrnoError(errno, "chown", parent.string());
       }
     }
   }

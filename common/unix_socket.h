@@ -4,7 +4,8 @@
 // path the same way: the parent directory is created with a restrictive mode if missing; a
 // socket file left by a crashed run is removed, but any other kind of file in the way is an
 // error (never deleted); after the server binds, the socket gets mode 0600 (or 0660 with a
-// configured group) so only root (or that group) can connect.
+// configured group) so only root (or that group) can connect. Directories qrm creates for its
+// sockets are 0700 (0750 with a group, so the group can reach the socket inside).
 #pragma once
 
 #include <optional>
@@ -19,12 +20,20 @@ namespace qrm {
 struct SocketPermissions {
   mode_t mode = 0600;
   std::optional<gid_t> group;  // chown to this group (keep the owner); with mode 0660
+  mode_t dir_mode = 0700;      // for parent directories qrm creates
 };
+
+// The permissions every qrm-owned socket gets: 0600 in 0700 directories, or with `group`
+// 0660 and 0750 with that group (the socket and the directories qrm creates).
+SocketPermissions SocketPermissionsFor(std::optional<gid_t> group);
 
 // Creates the parent directories (mode `dir_mode`) and removes a stale socket at `path`.
 // kFailedPrecondition if a non-socket file is there; kInvalidArgument if the path is longer
 // than a sockaddr_un can hold.
 Status PrepareSocketPath(const std::string& path, mode_t dir_mode = 0750);
+// The same with the directory mode and group of `perms`: a directory qrm creates gets
+// perms.dir_mode and, with a group, that group.
+Status PrepareSocketPath(const std::string& path, const SocketPermissions& perms);
 
 // Applies the permissions to the bound socket file.
 Status ApplySocketPermissions(const std::string& path, const SocketPermissions& perms);

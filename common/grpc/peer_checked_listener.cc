@@ -48,12 +48,35 @@ StatusOr<std::set<uid_t>> ParseUidList(const std::string& text, const std::strin
   return out;
 }
 
+StatusOr<std::set<gid_t>> ParseGidList(const std::string& text, const std::string& flag) {
+  std::set<gid_t> out;
+  if (text.empty()) return out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    if (comma == std::string::npos) comma = text.size();
+    const std::string item = text.substr(start, comma - start);
+    start = comma + 1;
+    if (item.empty()) {
+      return InvalidArgumentError(
+          fmt::format("{}: invalid value {} (expected group names or ids, comma-separated)", flag,
+                      Quote(text)));
+    }
+    auto gid = ResolveGroup(item, flag);
+    if (!gid.ok()) return gid.status();
+    out.insert(*gid);
+  }
+  return out;
+}
+
 PeerCheckedListener::PeerCheckedListener(std::string path, PeerAllowlist allow,
-                                         SocketPermissions perms, std::string component)
+                                         SocketPermissions perms, std::string component,
+                                         RefusalHook on_refused)
     : path_(std::move(path)),
       allow_(std::move(allow)),
       perms_(perms),
-      component_(std::move(component)) {}
+      component_(std::move(component)),
+      on_refused_(std::move(on_refused)) {}
 
 PeerCheckedListener::~PeerCheckedListener() {
   Stop();
@@ -61,7 +84,7 @@ PeerCheckedListener::~PeerCheckedListener() {
 
 Status PeerCheckedListener::Start(grpc::Server* server) {
   server_ = server;
-  QRM_RETURN_IF_ERROR(PrepareSocketPath(path_, 0750));
+  QRM_RETURN_IF_ERROR(PrepareSocketPath(path_, perms_));
   listen_fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (listen_fd_ < 0) return ErrnoError(errno, "socket", path_);
   sockaddr_un addr{};
@@ -121,13 +144,17 @@ void PeerCheckedListener::AcceptLoop() {
                 std::strerror(errno));
       ::close(fd);
       ++refused_;
+      if (on_refused_) on_refused_();
       continue;
     }
     if (!allow_.Allows(cred.uid, cred.gid)) {
-      log->warn("socket={}: refused a connection from pid {} uid {} gid {}: not on the allowlist",
-                path_, cred.pid, cred.uid, cred.gid);
+      log->warn(
+          "socket={} ({}): refused a connection from pid {} uid {} gid {}: neither the uid nor the "
+          "gid is on the allowlist",
+          path_, component_, cred.pid, cred.uid, cred.gid);
       ::close(fd);
       ++refused_;
+      if (on_refused_) on_refused_();
       continue;
     }
     ++accepted_;

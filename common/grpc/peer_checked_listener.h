@@ -9,6 +9,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -34,15 +35,24 @@ struct PeerAllowlist {
 // Parses "0,1000" / "root,qrm" style lists for flags; errors name `flag`.
 StatusOr<std::set<uid_t>> ParseUidList(const std::string& text, const std::string& flag);
 
+// Parses "0,1000" / "qrm,docker" style group lists; "" is the empty list. Errors name `flag`.
+StatusOr<std::set<gid_t>> ParseGidList(const std::string& text, const std::string& flag);
+
 class PeerCheckedListener {
  public:
+  // Called on the accept thread after each refused connection (e.g. to count it in a metric
+  // the owner names); must not block.
+  using RefusalHook = std::function<void()>;
+
+  // `component` names the socket in log lines ("registration", "admin").
   PeerCheckedListener(std::string path, PeerAllowlist allow, SocketPermissions perms,
-                      std::string component);
+                      std::string component, RefusalHook on_refused = nullptr);
   ~PeerCheckedListener();
   PeerCheckedListener(const PeerCheckedListener&) = delete;
   PeerCheckedListener& operator=(const PeerCheckedListener&) = delete;
 
-  // Prepares the path (stale socket removed), binds, applies the permissions and starts
+  // Prepares the path (stale socket removed; missing directories get perms.dir_mode and
+  // group), binds, applies the permissions and starts
   // accepting for `server`, which must be started and must outlive Stop().
   Status Start(grpc::Server* server);
   void Stop();  // idempotent; removes the socket file
@@ -57,6 +67,7 @@ class PeerCheckedListener {
   const PeerAllowlist allow_;
   const SocketPermissions perms_;
   const std::string component_;
+  const RefusalHook on_refused_;
   grpc::Server* server_ = nullptr;
   int listen_fd_ = -1;
   int wake_fd_ = -1;  // eventfd that ends the accept loop

@@ -6,6 +6,7 @@
 #include "common/log.h"
 #include "qrm/admission/qos.h"
 #include "qrm/apply/container_update.h"
+#include "qrm/registry/socket_access.h"
 
 namespace qrm::host {
 namespace adm = ::qrm::admin::v1;
@@ -113,8 +114,8 @@ Status AdminServer::Start() {
   builder.RegisterService(service_.get());
   server_ = builder.BuildAndStart();
   if (!server_) return InternalError("admin: cannot build the gRPC server");
-  listener_ = std::make_unique<PeerCheckedListener>(options_.socket, options_.allow,
-                                                    SocketPermissions{}, "admin");
+  listener_ = std::make_unique<PeerCheckedListener>(
+      options_.socket, options_.allow, options_.permissions, "admin", CountPeerRefusals("admin"));
   if (Status s = listener_->Start(server_.get()); !s.ok()) {
     Stop();
     return s;

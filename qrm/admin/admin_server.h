@@ -18,6 +18,8 @@ namespace qrm::host {
 struct AdminOptions {
   std::string socket = "/var/run/qrm/admin.sock";
   PeerAllowlist allow;  // root only unless configured
+  // Refusals are counted in qrm_socket_peer_refused_total{socket="admin"}.
+  SocketPermissions permissions;  // 0600 in a 0700 directory unless a group is configured
 };
 
 class AdminServer {

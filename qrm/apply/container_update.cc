@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "common/quote.h"
+#include "qrm/apply/env_annotation_rules.h"
 #include "qrm/apply/property_value.h"
 
 namespace qrm::host {
@@ -18,25 +19,6 @@ struct Setter {
   std::string resource;
   std::string value;
 };
-
-Status CheckEnv(const std::string& resource, const std::string& key, const std::string& value) {
-  const auto fail = [&](std::string_view reason) {
-    return InvalidArgumentError(
-        fmt::format("resource {}: env key {}: {}", Quote(resource), Quote(key), reason));
-  };
-  if (key.empty()) return fail("is empty");
-  // An environ entry is "KEY=VALUE\0": '=' would move the split, NUL would truncate it.
-  if (key.find('=') != std::string::npos) return fail("contains '='");
-  if (key.find('\0') != std::string::npos) return fail("contains NUL");
-  if (value.find('\0') != std::string::npos) return fail("value contains NUL");
-  return Status::Ok();
-}
-
-Status CheckAnnotation(const std::string& resource, const std::string& key) {
-  if (!key.empty()) return Status::Ok();
-  return InvalidArgumentError(
-      fmt::format("resource {}: annotation key {}: is empty", Quote(resource), Quote(key)));
-}
 
 // Adds `resource`'s entries to `merged`. Resources arrive in name order, so whoever set a key
 // first is the smallest name and keeps it; `winner` remembers who that was.
@@ -76,10 +58,11 @@ StatusOr<ContainerUpdate> BuildContainerUpdate(
   std::map<std::string, std::string> env_winner;
   std::map<std::string, std::string> annotation_winner;
   for (const auto& [resource, info] : allocations) {
-    for (const auto& [key, value] : info.envs())
-      QRM_RETURN_IF_ERROR(CheckEnv(resource, key, value));
+    for (const auto& [key, value] : info.envs()) {
+      QRM_RETURN_IF_ERROR(CheckEnvVar(resource, key, value));
+    }
     for (const auto& [key, value] : info.annotations()) {
-      QRM_RETURN_IF_ERROR(CheckAnnotation(resource, key));
+      QRM_RETURN_IF_ERROR(CheckAnnotation(resource, key, value));
     }
     MergeStrings("env", resource, info.envs(), update.envs, env_winner, update.conflicts);
     MergeStrings("annotation", resource, info.annotations(), update.annotations, annotation_winner,

@@ -42,8 +42,8 @@ struct ContainerUpdate {
 //  - unknown property name or malformed value;
 //  - two resources setting one property to different values (both resources and values
 //    named); the same value twice, in any spelling with the same meaning, is fine;
-//  - an env key that is empty or contains '=' or NUL, an env value containing NUL, or an
-//    empty annotation key.
+//  - an env or annotation the rules of qrm/apply/env_annotation_rules.h refuse (bad env
+//    name, NUL, annotation key not a qualified name, value over the size limit).
 // Envs and annotations with one key from several resources: the lexicographically smallest
 // resource name wins, and each differing value adds a line to `conflicts`. The result
 // depends only on the input's contents, never on protobuf map iteration order.

@@ -5,8 +5,10 @@
 #include <fmt/format.h>
 
 #include "common/config/config.h"
+#include "common/grpc/peer_checked_listener.h"
 #include "common/log.h"
 #include "common/quote.h"
+#include "common/unix_socket.h"
 #include "qrm/topology/policy_names.h"
 
 namespace qrm::host {
@@ -83,7 +85,7 @@ HostFlags::HostFlags() {
       po::value(&values_.host.worker_threads)->default_value(values_.host.worker_threads),
       "threads for plugin calls and durable writes");
   add("sysfs-root", po::value(&values_.host.sysfs_root)->default_value(values_.host.sysfs_root),
-      "sysfs to read the NUMA layout from (a fake machine in tests and demos)");
+      "sysfs to read the NUMA layout and online CPUs from (a fake machine in tests and demos)");
   // Pod resources.
   add("pod-resources-socket",
       po::value(&values_.pod_resources.socket)->default_value(values_.pod_resources.socket),
@@ -99,8 +101,19 @@ HostFlags::HostFlags() {
   // Operations.
   add("admin-socket", po::value(&values_.admin.socket)->default_value(values_.admin.socket),
       "qrmctl's admin socket");
-  add("admin-allowed-uids", po::value(&admin_allowed_uids_)->default_value(admin_allowed_uids_),
-      "users (names or ids) allowed on the admin socket, checked with SO_PEERCRED");
+  add("admin-allowed-uids", po::value(&admin_allowed_uids_),
+      "users (names or ids) allowed on the admin socket (default: --socket-allowed-uids)");
+  // Sockets and peers.
+  add("socket-allowed-uids", po::value(&socket_allowed_uids_)->default_value(socket_allowed_uids_),
+      "users (names or ids) allowed on the registration and admin sockets (SO_PEERCRED)");
+  add("socket-allowed-gids", po::value(&socket_allowed_gids_),
+      "groups (names or ids) whose members by primary gid are allowed there too");
+  add("socket-group", po::value(&qrm_socket_group_),
+      "group of qrm's sockets: registration, admin, pod-resources become 0660 in 0750 "
+      "directories (default: 0600 in 0700)");
+  add("plugin-max-message-size",
+      po::value(&plugin_max_message_size_)->default_value(plugin_max_message_size_),
+      "largest message accepted from a plugin or a registering client");
   add("metrics-address",
       po::value(&values_.metrics_address)->default_value(values_.metrics_address),
       "HOST:PORT for /metrics, /healthz, /readyz (loopback); empty disables");
@@ -108,6 +121,44 @@ HostFlags::HostFlags() {
       "trace | debug | info | warn | error");
   add("log-format", po::value(&values_.log_format)->default_value(values_.log_format),
       "text | json");
+}
+
+// Allowlists, socket modes and message limits of the registration, admin and pod-resources
+// sockets (the CRI socket follows the runtime's socket instead: cri_socket_mode/group).
+Status HostFlags::FinishSockets(HostConfig& c) const {
+  auto uids = ParseUidList(socket_allowed_uids_, "socket_allowed_uids");
+  if (!uids.ok()) return uids.status();
+  auto gids = ParseGidList(socket_allowed_gids_, "socket_allowed_gids");
+  if (!gids.ok()) return gids.status();
+  std::optional<gid_t> group;
+  if (!qrm_socket_group_.empty()) {
+    auto gid = ResolveGroup(qrm_socket_group_, "socket_group");
+    if (!gid.ok()) return gid.status();
+    group = *gid;
+  }
+  const SocketPermissions perms = SocketPermissionsFor(group);
+  const PeerAllowlist allow{*uids, *gids};
+  c.host.registry.allow = allow;
+  c.host.registry.socket_permissions = perms;
+  c.admin.allow = allow;
+  c.admin.permissions = perms;
+  c.pod_resources.permissions = perms;
+  if (!admin_allowed_uids_.empty()) {
+    auto admin_uids = ParseUidList(admin_allowed_uids_, "admin_allowed_uids");
+    if (!admin_uids.ok()) return admin_uids.status();
+    c.admin.allow.uids = *admin_uids;
+  }
+  auto max_message = config::ParseBytes(plugin_max_message_size_, "plugin_max_message_size");
+  if (!max_message.ok()) return max_message.status();
+  if (*max_message < 4096 || *max_message > (1ULL << 30)) {
+    return InvalidArgumentError(
+        fmt::format("plugin_max_message_size: {} is out of range (4Ki to 1Gi)",
+                    Quote(plugin_max_message_size_)));
+  }
+  c.host.registry.max_message_bytes = static_cast<int>(*max_message);
+  // Plugin answers may name only the CPUs and NUMA nodes of the machine the host runs on.
+  c.host.registry.machine_sysfs_root = c.host.sysfs_root;
+  return Status::Ok();
 }
 
 StatusOr<HostConfig> HostFlags::Finish() const {
@@ -196,9 +247,7 @@ StatusOr<HostConfig> HostFlags::Finish() const {
                     "burst >= 1)",
                     c.pod_resources.qps, c.pod_resources.burst));
   }
-  auto uids = ParseUidList(admin_allowed_uids_, "admin_allowed_uids");
-  if (!uids.ok()) return uids.status();
-  c.admin.allow.uids = *uids;
+  QRM_RETURN_IF_ERROR(FinishSockets(c));
   if (c.log_format != "text" && c.log_format != "json") {
     return InvalidArgumentError(
         fmt::format("log_format: invalid value {} (text or json)", Quote(c.log_format)));

@@ -33,6 +33,8 @@ class HostFlags {
   StatusOr<HostConfig> Finish() const;
 
  private:
+  Status FinishSockets(HostConfig& c) const;
+
   boost::program_options::options_description desc_{"qrm-host options"};
   HostConfig defaults_;
   std::string reconcile_period_ = "3s";
@@ -49,7 +51,11 @@ class HostFlags {
   std::vector<std::string> aliases_;
   std::vector<std::string> device_resources_;
   std::vector<std::string> policy_options_;
-  std::string admin_allowed_uids_ = "0";
+  std::string admin_allowed_uids_;  // "": the --socket-allowed-uids list
+  std::string socket_allowed_uids_ = "0";
+  std::string socket_allowed_gids_;
+  std::string qrm_socket_group_;
+  std::string plugin_max_message_size_ = "16Mi";
   HostConfig values_;
 };
 

@@ -82,7 +82,7 @@ PodResourcesServer::~PodResourcesServer() {
 }
 
 Status PodResourcesServer::Start() {
-  QRM_RETURN_IF_ERROR(PrepareSocketPath(options_.socket));
+  QRM_RETURN_IF_ERROR(PrepareSocketPath(options_.socket, options_.permissions));
   grpc::ServerBuilder builder;
   builder.AddListeningPort("unix:" + options_.socket, grpc::InsecureServerCredentials());
   builder.RegisterService(service_.get());
@@ -90,7 +90,7 @@ Status PodResourcesServer::Start() {
   if (!server_) {
     return UnavailableError(fmt::format("pod-resources: cannot listen on {}", options_.socket));
   }
-  QRM_RETURN_IF_ERROR(ApplySocketPermissions(options_.socket, SocketPermissions{}));
+  QRM_RETURN_IF_ERROR(ApplySocketPermissions(options_.socket, options_.permissions));
   Logger("pod-resources")->info("serving podresources v1 on {}", options_.socket);
   return Status::Ok();
 }

@@ -15,6 +15,7 @@
 #include <grpcpp/server.h>
 
 #include "common/status.h"
+#include "common/unix_socket.h"
 #include "qrm/podresources/conversion.h"
 #include "qrm/state/state_store.h"
 
@@ -22,6 +23,9 @@ namespace qrm::host {
 
 struct PodResourcesOptions {
   std::string socket = "/var/lib/qrm/pod-resources.sock";
+  // Read-only service for monitoring agents: no peer check, but the same mode and group
+  // rules as qrm's other sockets (0600 / 0700, or 0660 / 0750 with the socket group).
+  SocketPermissions permissions;
   double qps = 100;  // <= 0: unlimited
   int burst = 10;
   PodResourcesMapping mapping;

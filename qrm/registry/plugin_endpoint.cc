@@ -6,19 +6,21 @@
 #include "common/grpc_status.h"
 #include "common/log.h"
 #include "common/metrics/metrics.h"
+#include "qrm/registry/plugin_answer_validation.h"
 
 namespace qrm::host {
 
 PluginEndpoint::PluginEndpoint(std::string resource, std::string socket_path,
                                pb::ResourcePluginOptions options, RegistrationStyle style,
-                               std::shared_ptr<grpc::Channel> channel)
+                               std::shared_ptr<grpc::Channel> channel, MachineLimits limits)
     : resource_(std::move(resource)),
       socket_path_(std::move(socket_path)),
       options_(std::move(options)),
       style_(style),
       registered_at_(std::chrono::system_clock::now()),
       channel_(std::move(channel)),
-      stub_(pb::ResourcePlugin::NewStub(channel_)) {}
+      stub_(pb::ResourcePlugin::NewStub(channel_)),
+      limits_(std::move(limits)) {}
 
 bool PluginEndpoint::stopped() const {
   std::lock_guard lock(mu_);
@@ -97,22 +99,52 @@ StatusOr<Resp> PluginEndpoint::Call(const char* name, Method method, const Req& 
   return resp;
 }
 
+template <typename Resp>
+StatusOr<Resp> PluginEndpoint::Checked(const char* name, StatusOr<Resp> answer,
+                                       const Status& validation) {
+  if (validation.ok()) return answer;
+  metrics::Default()
+      .GetCounter("qrm_plugin_invalid_answers_total",
+                  "Answers of resource plugins refused by validation, by resource and method.",
+                  {{"resource", resource_}, {"method", name}})
+      .Inc();
+  const Status error =
+      validation.WithContext(fmt::format("resource plugin {} {}", resource_, name));
+  Logger("registry")
+      ->warn("resource={} endpoint={}: invalid answer refused: {}", resource_, socket_path_,
+             error.message());
+  {
+    std::lock_guard lock(mu_);
+    last_error_ = error.ToString();
+  }
+  return error;
+}
+
 StatusOr<pb::ResourceHintsResponse> PluginEndpoint::GetTopologyHints(const pb::ResourceRequest& req,
                                                                      Timeout t) {
-  return Call<pb::ResourceRequest, pb::ResourceHintsResponse>(
+  auto answer = Call<pb::ResourceRequest, pb::ResourceHintsResponse>(
       "GetTopologyHints", &pb::ResourcePlugin::Stub::GetTopologyHints, req, t);
+  if (!answer.ok()) return answer;
+  const Status valid = ValidateHintsAnswer(answer->resource_hints(), limits_);
+  return Checked("GetTopologyHints", std::move(answer), valid);
 }
 
 StatusOr<pb::PodResourceHintsResponse> PluginEndpoint::GetPodTopologyHints(
     const pb::PodResourceRequest& req, Timeout t) {
-  return Call<pb::PodResourceRequest, pb::PodResourceHintsResponse>(
+  auto answer = Call<pb::PodResourceRequest, pb::PodResourceHintsResponse>(
       "GetPodTopologyHints", &pb::ResourcePlugin::Stub::GetPodTopologyHints, req, t);
+  if (!answer.ok()) return answer;
+  const Status valid = ValidateHintsAnswer(answer->resource_hints(), limits_);
+  return Checked("GetPodTopologyHints", std::move(answer), valid);
 }
 
 StatusOr<pb::ResourceAllocationResponse> PluginEndpoint::Allocate(const pb::ResourceRequest& req,
                                                                   Timeout t) {
-  return Call<pb::ResourceRequest, pb::ResourceAllocationResponse>(
+  auto answer = Call<pb::ResourceRequest, pb::ResourceAllocationResponse>(
       "Allocate", &pb::ResourcePlugin::Stub::Allocate, req, t);
+  if (!answer.ok()) return answer;
+  const Status valid = ValidateAllocateAnswer(*answer, limits_);
+  return Checked("Allocate", std::move(answer), valid);
 }
 
 Status PluginEndpoint::RemovePod(const std::string& pod_uid, Timeout t) {
@@ -124,22 +156,31 @@ Status PluginEndpoint::RemovePod(const std::string& pod_uid, Timeout t) {
 }
 
 StatusOr<pb::GetResourcesAllocationResponse> PluginEndpoint::GetResourcesAllocation(Timeout t) {
-  return Call<pb::GetResourcesAllocationRequest, pb::GetResourcesAllocationResponse>(
+  auto answer = Call<pb::GetResourcesAllocationRequest, pb::GetResourcesAllocationResponse>(
       "GetResourcesAllocation", &pb::ResourcePlugin::Stub::GetResourcesAllocation, {}, t);
+  if (!answer.ok()) return answer;
+  const Status valid = ValidateResourcesAllocationAnswer(*answer, limits_);
+  return Checked("GetResourcesAllocation", std::move(answer), valid);
 }
 
 StatusOr<pb::GetTopologyAwareResourcesResponse> PluginEndpoint::GetTopologyAwareResources(
     const pb::GetTopologyAwareResourcesRequest& req, Timeout t) {
-  return Call<pb::GetTopologyAwareResourcesRequest, pb::GetTopologyAwareResourcesResponse>(
+  auto answer = Call<pb::GetTopologyAwareResourcesRequest, pb::GetTopologyAwareResourcesResponse>(
       "GetTopologyAwareResources", &pb::ResourcePlugin::Stub::GetTopologyAwareResources, req, t);
+  if (!answer.ok()) return answer;
+  const Status valid = ValidateTopologyAwareAnswer(*answer, limits_);
+  return Checked("GetTopologyAwareResources", std::move(answer), valid);
 }
 
 StatusOr<pb::GetTopologyAwareAllocatableResourcesResponse>
 PluginEndpoint::GetTopologyAwareAllocatableResources(Timeout t) {
-  return Call<pb::GetTopologyAwareAllocatableResourcesRequest,
-              pb::GetTopologyAwareAllocatableResourcesResponse>(
+  auto answer = Call<pb::GetTopologyAwareAllocatableResourcesRequest,
+                     pb::GetTopologyAwareAllocatableResourcesResponse>(
       "GetTopologyAwareAllocatableResources",
       &pb::ResourcePlugin::Stub::GetTopologyAwareAllocatableResources, {}, t);
+  if (!answer.ok()) return answer;
+  const Status valid = ValidateAllocatableAnswer(*answer, limits_);
+  return Checked("GetTopologyAwareAllocatableResources", std::move(answer), valid);
 }
 
 Status PluginEndpoint::PreStartContainer(const pb::PreStartContainerRequest& req, Timeout t) {

@@ -6,6 +6,10 @@
 // checkpoint, and after the grace period its capacity no longer counts.
 // A slow plugin is not stopped: its calls simply fail at their deadline.
 //
+// Every answer is validated on arrival (plugin_answer_validation.h): an invalid one is a
+// kInvalidArgument error naming the plugin, method, field and value, and its content is
+// never returned to the caller, so nothing of it is stored or sent to the runtime.
+//
 // Thread-safe; held by shared_ptr so in-flight calls survive a re-registration
 // that replaces the endpoint.
 #pragma once
@@ -20,6 +24,7 @@
 
 #include "api/resourceplugin_v1alpha1.grpc.pb.h"
 #include "common/status.h"
+#include "qrm/registry/machine_limits.h"
 
 namespace qrm::host {
 
@@ -31,7 +36,8 @@ enum class RegistrationStyle { kRegisterRpc, kDirectoryWatcher };
 class PluginEndpoint {
  public:
   PluginEndpoint(std::string resource, std::string socket_path, pb::ResourcePluginOptions options,
-                 RegistrationStyle style, std::shared_ptr<grpc::Channel> channel);
+                 RegistrationStyle style, std::shared_ptr<grpc::Channel> channel,
+                 MachineLimits limits = {});
 
   const std::string& resource() const { return resource_; }
   const std::string& socket_path() const { return socket_path_; }
@@ -63,6 +69,9 @@ class PluginEndpoint {
   template <typename Req, typename Resp, typename Method>
   StatusOr<Resp> Call(const char* name, Method method, const Req& req, Timeout t);
   void RecordError(const Status& status);
+  // The answer, or the validation error with the plugin and method in front (and counted).
+  template <typename Resp>
+  StatusOr<Resp> Checked(const char* name, StatusOr<Resp> answer, const Status& validation);
 
   const std::string resource_;
   const std::string socket_path_;
@@ -71,6 +80,7 @@ class PluginEndpoint {
   const std::chrono::system_clock::time_point registered_at_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<pb::ResourcePlugin::Stub> stub_;
+  const MachineLimits limits_;
 
   mutable std::mutex mu_;
   std::optional<Clock::time_point> stopped_since_;

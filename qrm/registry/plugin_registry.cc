@@ -18,6 +18,7 @@
 #include "common/grpc_status.h"
 #include "common/log.h"
 #include "qrm/registry/registration_validation.h"
+#include "qrm/registry/socket_access.h"
 
 namespace qrm::host {
 namespace {
@@ -43,10 +44,12 @@ bool SomeoneListens(const std::string& path) {
   return rc == 0 || err != ECONNREFUSED;
 }
 
-std::shared_ptr<grpc::Channel> Dial(const std::string& socket_path) {
+std::shared_ptr<grpc::Channel> Dial(const std::string& socket_path, int max_message_bytes) {
   grpc::ChannelArguments args;
   // Each endpoint gets its own connection, never shared with a replaced one.
   args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  // A larger answer fails with RESOURCE_EXHAUSTED naming both sizes and the limit.
+  args.SetMaxReceiveMessageSize(max_message_bytes);
   return grpc::CreateCustomChannel("unix:" + socket_path, grpc::InsecureChannelCredentials(), args);
 }
 
@@ -77,16 +80,36 @@ std::string PluginRegistry::registration_socket_path() const {
 
 Status PluginRegistry::Start() {
   auto log = Logger("registry");
+  if (!options_.machine_sysfs_root.empty()) {
+    auto limits = LoadMachineLimits(options_.machine_sysfs_root);
+    if (!limits.ok()) return limits.status().WithContext("registry: machine limits");
+    limits_ = *limits;
+  }
   std::error_code ec;
-  std::filesystem::create_directories(options_.plugin_dir, ec);
-  if (ec) return ErrnoError(ec.value(), "create plugin directory", options_.plugin_dir);
-  ::chmod(options_.plugin_dir.c_str(), 0750);
+  if (!std::filesystem::exists(options_.plugin_dir, ec)) {
+    std::filesystem::create_directories(options_.plugin_dir, ec);
+    if (ec) return ErrnoError(ec.value(), "create plugin directory", options_.plugin_dir);
+    const SocketPermissions& perms = options_.socket_permissions;
+    if (::chmod(options_.plugin_dir.c_str(), perms.dir_mode) != 0 ||
+        (perms.group &&
+         ::chown(options_.plugin_dir.c_str(), static_cast<uid_t>(-1), *perms.group) != 0)) {
+      return ErrnoError(errno, "set the mode of", options_.plugin_dir);
+    }
+  }
 
-  PurgeStaleSockets();
+  // Other sockets here are the plugins': a socket nobody listens on may be one a plugin has
+  // just bound and is about to listen on, so it is never deleted (each plugin replaces its
+  // own stale socket; discovery skips sockets that do not answer).
   const std::string reg_path = registration_socket_path();
   if (IsSocket(reg_path)) {
-    return FailedPreconditionError(
-        fmt::format("{} is in use by another process (another qrm-host running?)", reg_path));
+    if (SomeoneListens(reg_path)) {
+      return FailedPreconditionError(
+          fmt::format("{} is in use by another process (another qrm-host running?)", reg_path));
+    }
+    // Our own socket, left by a host that was killed: replaced below.
+    if (::unlink(reg_path.c_str()) != 0 && errno != ENOENT) {
+      return ErrnoError(errno, "remove the stale registration socket", reg_path);
+    }
   }
 
   // Watch before serving so no plugin socket created meanwhile is missed.
@@ -103,11 +126,16 @@ Status PluginRegistry::Start() {
 
   service_ = std::make_unique<RegistrationService>(*this);
   grpc::ServerBuilder builder;
-  builder.AddListeningPort("unix:" + reg_path, grpc::InsecureServerCredentials());
+  builder.SetMaxReceiveMessageSize(options_.max_message_bytes);
   builder.RegisterService(service_.get());
   server_ = builder.BuildAndStart();
   if (!server_) return UnavailableError(fmt::format("cannot serve registration on {}", reg_path));
-  if (::chmod(reg_path.c_str(), 0600) != 0) return ErrnoError(errno, "chmod", reg_path);
+  // The listener owns the socket: it binds, applies the mode and group, and hands gRPC only
+  // connections from allowed peers.
+  listener_ =
+      std::make_unique<PeerCheckedListener>(reg_path, options_.allow, options_.socket_permissions,
+                                            "registration", CountPeerRefusals("registration"));
+  QRM_RETURN_IF_ERROR(listener_->Start(server_.get()));
   log->info("serving resource plugin registration on {}", reg_path);
 
   DiscoverExistingSockets();
@@ -115,32 +143,17 @@ Status PluginRegistry::Start() {
 }
 
 void PluginRegistry::Stop() {
+  if (listener_) listener_->Stop();  // removes the socket
   if (server_) {
     server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
     server_->Wait();
     server_.reset();
-    ::unlink(registration_socket_path().c_str());
   }
+  listener_.reset();
   if (watch_) {
     boost::system::error_code ec;
     watch_->close(ec);
     watch_.reset();
-  }
-}
-
-void PluginRegistry::PurgeStaleSockets() {
-  DIR* dir = ::opendir(options_.plugin_dir.c_str());
-  if (dir == nullptr) return;
-  std::vector<std::string> stale;
-  while (const dirent* e = ::readdir(dir)) {
-    const std::string path = options_.plugin_dir + "/" + e->d_name;
-    if (IsSocket(path) && !SomeoneListens(path)) stale.push_back(path);
-  }
-  ::closedir(dir);
-  for (const auto& path : stale) {
-    if (::unlink(path.c_str()) == 0) {
-      Logger("registry")->info("removed stale socket {} (nobody listens on it)", path);
-    }
   }
 }
 
@@ -205,7 +218,7 @@ void PluginRegistry::Discover(const std::string& socket_name) {
       if (endpoint->socket_path() == path && !endpoint->stopped()) return;
     }
   }
-  auto stub = preg::Registration::NewStub(Dial(path));
+  auto stub = preg::Registration::NewStub(Dial(path, options_.max_message_bytes));
   preg::PluginInfo info;
   {
     grpc::ClientContext ctx;
@@ -275,13 +288,26 @@ Status PluginRegistry::Admit(const pb::RegisterRequest& request, RegistrationSty
     auto it = endpoints_.find(request.resource_name());
     return it != endpoints_.end() && it->second->socket_path() == *path && !it->second->stopped();
   };
+  std::shared_ptr<PluginEndpoint> current;
   {
     std::lock_guard lock(mu_);
     if (discovered_twice()) return Status::Ok();
+    if (auto it = endpoints_.find(request.resource_name()); it != endpoints_.end()) {
+      current = it->second;
+    }
+  }
+  // A plugin restarting replaces its own (stopped or abandoned) endpoint; a second live
+  // plugin claiming the same resource is a duplicate, and the running one keeps it.
+  if (current && current->socket_path() != *path && !current->stopped() &&
+      SomeoneListens(current->socket_path())) {
+    return refuse(AlreadyExistsError(fmt::format(
+        "resource_name \"{}\" is already registered by the live plugin on {}; endpoint \"{}\" "
+        "refused as a duplicate registration",
+        request.resource_name(), current->socket_path(), request.endpoint())));
   }
 
   // Dial back: the plugin must answer on the endpoint it named.
-  auto channel = Dial(*path);
+  auto channel = Dial(*path, options_.max_message_bytes);
   auto stub = pb::ResourcePlugin::NewStub(channel);
   pb::ResourcePluginOptions plugin_options;
   grpc::ClientContext ctx;
@@ -292,8 +318,8 @@ Status PluginRegistry::Admit(const pb::RegisterRequest& request, RegistrationSty
     return refuse(
         UnavailableError(fmt::format("cannot reach plugin at {}: {}", *path, s.error_message())));
   }
-  auto endpoint = std::make_shared<PluginEndpoint>(request.resource_name(), *path,
-                                                   std::move(plugin_options), style, channel);
+  auto endpoint = std::make_shared<PluginEndpoint>(
+      request.resource_name(), *path, std::move(plugin_options), style, channel, limits_);
   {
     std::lock_guard lock(mu_);
     if (discovered_twice()) return Status::Ok();

@@ -8,9 +8,14 @@
 // Admit() validates the version, the resource name and the endpoint (a plain
 // socket name confined to the plugin directory), dials back and reads
 // GetResourcePluginOptions; a new registration for a resource replaces the old
-// endpoint. A socket that disappears stops its endpoint (plugin_endpoint.h).
-// At Start, sockets nobody listens on are purged (other files, such as
-// checkpoints, are never touched) and live plugin sockets are discovered.
+// endpoint, unless the old one is alive on another socket (a second plugin claiming
+// the resource is refused with kAlreadyExists).
+// The registration socket admits only peers on the allowlist (SO_PEERCRED,
+// common/grpc/peer_checked_listener.h); refusals are logged and counted in
+// qrm_socket_peer_refused_total{socket="registration"}. Plugin channels and the
+// registration server cap message sizes at max_message_bytes. A socket that disappears stops its
+// endpoint (plugin_endpoint.h). At Start, live plugin sockets are discovered; the registry never
+// deletes a plugin's socket (one nobody listens on may be mid-start).
 #pragma once
 
 #include <chrono>
@@ -25,6 +30,8 @@
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/thread_pool.hpp>
 
+#include "common/grpc/peer_checked_listener.h"
+#include "qrm/registry/machine_limits.h"
 #include "qrm/registry/plugin_endpoint.h"
 
 namespace grpc {
@@ -40,6 +47,15 @@ struct RegistryOptions {
   std::chrono::milliseconds dial_timeout{10000};
   // How long a stopped plugin's capacity still counts.
   std::chrono::seconds grace_period{300};
+  // Who may connect to the registration socket (root only by default), its mode and group,
+  // and the mode of the plugin directory when the registry creates it.
+  PeerAllowlist allow;
+  SocketPermissions socket_permissions;
+  // Largest message accepted from a plugin (its answers) or a registering client.
+  int max_message_bytes = 16 << 20;
+  // When set, plugin answers may only name CPUs and NUMA nodes online in this sysfs
+  // (machine_limits.h); empty: ids are checked for syntax only (tests with fake topologies).
+  std::string machine_sysfs_root;
 };
 
 class PluginRegistry {
@@ -68,7 +84,6 @@ class PluginRegistry {
 
  private:
   class RegistrationService;
-  void PurgeStaleSockets();
   void DiscoverExistingSockets();
   void ArmWatch();
   void OnDirectoryEvents(size_t bytes);
@@ -80,6 +95,8 @@ class PluginRegistry {
   boost::asio::thread_pool& workers_;
   std::unique_ptr<RegistrationService> service_;
   std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<PeerCheckedListener> listener_;
+  MachineLimits limits_;
   std::unique_ptr<boost::asio::posix::stream_descriptor> watch_;
   alignas(8) char watch_buf_[4096];
 

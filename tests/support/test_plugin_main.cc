@@ -10,6 +10,8 @@
 //                             is a NUMA list in braces, e.g. "{0}:p,{1}:p,{0-1}:n"
 //   --result TEXT             allocation_result to return (default: the hint's nodes)
 //   --oci-property NAME       oci_property_name (default CpusetMems)
+//   --quantity VALUE          allocated_quantity to report instead of the request's
+//                             ("nan", "inf", "-1": answers the host must refuse)
 //   --result-file FILE        if it exists, GetResourcesAllocation reports its content
 //                             as every container's allocation_result (reconcile tests)
 //   --need-reconcile          advertise need_reconcile
@@ -43,7 +45,7 @@ namespace pb = ::resourceplugin::v1alpha1;
 namespace {
 
 struct Config {
-  std::string resource, hints, result, oci_property, result_file, state, call_log;
+  std::string resource, hints, result, oci_property, result_file, state, call_log, quantity;
   std::set<std::string> fail, hang;
   bool need_reconcile = false;
   bool pod_hints = false;
@@ -90,6 +92,7 @@ class TestPlugin final : public sdk::ResourcePlugin {
     info.set_is_scalar_resource(true);
     auto it = req.resource_requests().find(config_.resource);
     info.set_allocated_quantity(it == req.resource_requests().end() ? 0 : it->second);
+    if (!config_.quantity.empty()) info.set_allocated_quantity(std::stod(config_.quantity));
     std::string nodes;
     for (auto n : req.hint().nodes()) {
       if (!nodes.empty()) nodes += ',';
@@ -237,7 +240,7 @@ int main(int argc, char** argv) {
       "plugin-dir", po::value(&options.plugin_dir)->required())(
       "socket", po::value(&options.socket_name))("no-register", "")(
       "hints", po::value(&config.hints)->default_value("{0}:p,{1}:p,{0-1}:n"))(
-      "result", po::value(&config.result))(
+      "result", po::value(&config.result))("quantity", po::value(&config.quantity))(
       "oci-property", po::value(&config.oci_property)->default_value("CpusetMems"))(
       "result-file", po::value(&config.result_file))("need-reconcile", "")("pod-hints", "")(
       "fail-unavailable", "")("fail", po::value(&fail)->composing())(

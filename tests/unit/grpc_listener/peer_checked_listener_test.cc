@@ -32,7 +32,7 @@ grpc::Status Call(const std::string& socket) {
   return s;
 }
 
-TEST_CASE("an allowed peer is served; the socket is 0600 in a 0750 directory") {
+TEST_CASE("an allowed peer is served, and the socket is 0600 in a 0700 directory") {
   testing::TempDir dir;
   InfoService service;
   grpc::ServerBuilder builder;
@@ -47,7 +47,7 @@ TEST_CASE("an allowed peer is served; the socket is 0600 in a 0750 directory") {
   REQUIRE(::stat(socket.c_str(), &st) == 0);
   CHECK((st.st_mode & 0777) == 0600);
   REQUIRE(::stat((dir.path() + "/run/qrm").c_str(), &st) == 0);
-  CHECK((st.st_mode & 0777) == 0750);
+  CHECK((st.st_mode & 0777) == 0700);
   grpc::Status status = Call(socket);
   INFO(status.error_code() << " " << status.error_message());
   CHECK(status.ok());
@@ -67,7 +67,9 @@ TEST_CASE("a peer not on the allowlist is refused before gRPC sees it") {
   PeerAllowlist allow;
   allow.uids = {::geteuid() + 4242};  // not us
   const std::string socket = dir.path() + "/admin.sock";
-  PeerCheckedListener listener(socket, allow, SocketPermissions{0660, std::nullopt}, "test");
+  int hook_calls = 0;
+  PeerCheckedListener listener(socket, allow, SocketPermissions{0660, std::nullopt}, "test",
+                               [&hook_calls] { ++hook_calls; });
   REQUIRE(listener.Start(server.get()).ok());
   struct stat st {};
   REQUIRE(::stat(socket.c_str(), &st) == 0);
@@ -76,6 +78,7 @@ TEST_CASE("a peer not on the allowlist is refused before gRPC sees it") {
   CHECK_FALSE(s.ok());
   CHECK(listener.refused() >= 1);
   CHECK(listener.accepted() == 0);
+  CHECK(hook_calls == listener.refused());  // the owner's metric sees every refusal
   listener.Stop();
   server->Shutdown();
 }
@@ -90,6 +93,54 @@ TEST_CASE("uid lists parse names and ids and name the flag on errors") {
   auto unknown = ParseUidList("no-such-user-qrm", "admin_allowed_uids");
   REQUIRE_FALSE(unknown.ok());
   CHECK_THAT(unknown.status().message(), Catch::Contains("no-such-user-qrm"));
+}
+
+TEST_CASE("with a socket group: 0660 socket owned by the group in a 0750 directory") {
+  testing::TempDir dir;
+  InfoService service;
+  grpc::ServerBuilder builder;
+  builder.RegisterService(&service);
+  auto server = builder.BuildAndStart();
+  const gid_t group = ::getegid() + 4242;  // any gid: root may chown to it
+  if (::geteuid() != 0) {
+    WARN("not root: cannot chown the socket to another group; skipped");
+    return;
+  }
+  const SocketPermissions perms = SocketPermissionsFor(group);
+  CHECK(perms.mode == 0660);
+  CHECK(perms.dir_mode == 0750);
+  const std::string socket = dir.path() + "/qrm/registration.sock";
+  PeerCheckedListener listener(socket, PeerAllowlist{}, perms, "test");
+  REQUIRE(listener.Start(server.get()).ok());
+  struct stat st {};
+  REQUIRE(::stat(socket.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0660);
+  CHECK(st.st_gid == group);
+  REQUIRE(::stat((dir.path() + "/qrm").c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0750);
+  CHECK(st.st_gid == group);
+  listener.Stop();
+  server->Shutdown();
+}
+
+TEST_CASE("without a group the permissions are 0600 / 0700") {
+  const SocketPermissions perms = SocketPermissionsFor(std::nullopt);
+  CHECK(perms.mode == 0600);
+  CHECK(perms.dir_mode == 0700);
+  CHECK_FALSE(perms.group.has_value());
+}
+
+TEST_CASE("gid lists parse names and ids, and empty is no groups") {
+  auto ids = ParseGidList("0,root,1000", "socket_allowed_gids");
+  REQUIRE(ids.ok());
+  CHECK(*ids == std::set<gid_t>{0, 1000});
+  auto none = ParseGidList("", "socket_allowed_gids");
+  REQUIRE(none.ok());
+  CHECK(none->empty());
+  auto unknown = ParseGidList("0,no-such-group-qrm", "socket_allowed_gids");
+  REQUIRE_FALSE(unknown.ok());
+  CHECK_THAT(unknown.status().message(), Catch::Contains("socket_allowed_gids"));
+  CHECK_THAT(unknown.status().message(), Catch::Contains("no-such-group-qrm"));
 }
 
 }  // namespace

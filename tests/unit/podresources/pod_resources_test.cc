@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <grpcpp/grpcpp.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "api/podresources_v1.grpc.pb.h"
 #include "qrm/podresources/conversion.h"
@@ -210,6 +211,33 @@ TEST_CASE("a non-socket file in the way is refused, never deleted") {
   Status s = server.Start();
   CHECK(s.code() == StatusCode::kFailedPrecondition);
   CHECK(testing::ReadFile(options.socket) == "precious");
+}
+
+TEST_CASE("the socket follows qrm's mode rules: 0600 in 0700, or 0660 in 0750 with a group") {
+  testing::TempDir dir;
+  StateStore state(dir.path() + "/state");
+  REQUIRE(state.Load().ok());
+  const bool grouped = GENERATE(false, true);
+  if (grouped && ::geteuid() != 0) {
+    WARN("not root: cannot chown to another group; skipped");
+    return;
+  }
+  PodResourcesOptions options;
+  options.socket = dir.path() + "/run/qrm/pr.sock";
+  options.permissions = SocketPermissionsFor(grouped ? std::optional<gid_t>(4242) : std::nullopt);
+  PodResourcesServer server(
+      options, state, [] { return std::map<std::string, rp::AllocatableTopologyAwareResource>{}; });
+  REQUIRE(server.Start().ok());
+  struct stat sock {
+  }, parent{};
+  REQUIRE(::stat(options.socket.c_str(), &sock) == 0);
+  REQUIRE(::stat((dir.path() + "/run/qrm").c_str(), &parent) == 0);
+  CHECK((sock.st_mode & 0777) == (grouped ? 0660u : 0600u));
+  CHECK((parent.st_mode & 0777) == (grouped ? 0750u : 0700u));
+  if (grouped) {
+    CHECK(sock.st_gid == 4242);
+    CHECK(parent.st_gid == 4242);
+  }
 }
 
 }  // namespace
