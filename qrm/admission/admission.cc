@@ -35,11 +35,11 @@ pb::TopologyHint ToProtoHint(const topology::TopologyHint& hint, NumaMask defaul
   return out;
 }
 
-// A plugin's hint lists in the merge's terms; bad node ids are the plugin's
-// error and name it.
+// A plugin's hint lists in the merge's terms; bad node ids, and nodes this
+// machine does not have, are the plugin's error and name it.
 StatusOr<topology::ResourceHints> FromProtoHints(
     const google::protobuf::Map<std::string, pb::ListOfTopologyHints>& in,
-    const std::string& plugin) {
+    const std::string& plugin, NumaMask machine) {
   topology::ResourceHints out;
   for (const auto& [resource, list] : in) {
     std::vector<topology::TopologyHint> hints;
@@ -55,6 +55,11 @@ StatusOr<topology::ResourceHints> FromProtoHints(
         return mask.status().WithContext(
             fmt::format("resource plugin {} hint for {}", plugin, resource));
       }
+      if (!mask->IsSubsetOf(machine)) {
+        return InvalidArgumentError(fmt::format(
+            "resource plugin {} returned a hint for {} naming NUMA nodes {}; this machine has {}",
+            plugin, resource, mask->ToString(), machine.ToString()));
+      }
       hints.push_back(topology::TopologyHint::Of(*mask, h.preferred()));
     }
     out[resource] = std::move(hints);
@@ -67,11 +72,11 @@ StatusOr<topology::ResourceHints> FromProtoHints(
 template <typename Response>
 std::vector<StatusOr<topology::ResourceHints>> ToHints(
     const std::vector<StatusOr<Response>>& responses, const std::vector<std::string>& plugins,
-    bool unimplemented_means_no_preference) {
+    NumaMask machine, bool unimplemented_means_no_preference) {
   std::vector<StatusOr<topology::ResourceHints>> out;
   for (size_t i = 0; i < responses.size(); ++i) {
     if (responses[i].ok()) {
-      out.push_back(FromProtoHints(responses[i]->resource_hints(), plugins[i]));
+      out.push_back(FromProtoHints(responses[i]->resource_hints(), plugins[i], machine));
     } else if (unimplemented_means_no_preference &&
                responses[i].status().code() == StatusCode::kUnimplemented) {
       out.push_back(topology::ResourceHints{});
@@ -166,7 +171,7 @@ StatusOr<topology::TopologyHint> Admission::ContainerAffinity(const ContainerReq
       });
   std::vector<std::string> names;
   for (const auto& t : targets) names.push_back(t.resource);
-  return MergeOrReject(request, targets, ToHints(responses, names, false),
+  return MergeOrReject(request, targets, ToHints(responses, names, numa_.DefaultAffinity(), false),
                        fmt::format("{}", Ref(request)));
 }
 
@@ -196,7 +201,7 @@ StatusOr<topology::TopologyHint> Admission::PodAffinity(const ContainerRequest& 
   std::vector<std::string> names;
   for (const auto& t : targets) names.push_back(t.resource);
   auto best = MergeOrReject(
-      request, targets, ToHints(responses, names, true),
+      request, targets, ToHints(responses, names, numa_.DefaultAffinity(), true),
       fmt::format("pod {}/{} ({})", request.pod_namespace, request.pod_name, request.pod_uid));
   if (!best.ok()) return best;
   QRM_RETURN_IF_ERROR(state_.SetPodAffinity(request.pod_uid, request.pod_name,
@@ -328,6 +333,10 @@ StatusOr<AdmissionResult> Admission::Admit(const ContainerRequest& request) {
     } else {
       failure = update.status();
     }
+  }
+  if (failure.ok() && !result.skipped_resources.empty()) {
+    (*result.allocation.request.mutable_annotations())[kSkippedResourcesAnnotation] =
+        fmt::format("{}", fmt::join(result.skipped_resources, ","));
   }
   if (failure.ok()) {
     failure = state_.PutContainer(request.pod_uid, request.pod_name, request.pod_namespace,

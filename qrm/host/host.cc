@@ -32,6 +32,8 @@ Status Host::Start(RuntimeApplier& applier, RuntimeView* view) {
       std::make_unique<Admission>(options_.admission, *numa, *registry_, *state_, *workers_);
   reconciler_ = std::make_unique<Reconciler>(*registry_, *state_, *admission_, applier, view,
                                              *workers_, options_.admission.rpc_timeout);
+  // Fields a crash kept from reaching the runtime after they were checkpointed.
+  reconciler_->QueueReapply(state_->Snapshot());
   work_.emplace(io_.get_executor());
   io_thread_ = std::thread([this] { io_.run(); });
   started_ = true;

@@ -5,6 +5,7 @@
 
 #include <set>
 #include <string>
+#include <vector>
 
 #include "common/status.h"
 #include "qrm/apply/container_update.h"
@@ -19,11 +20,24 @@ class RuntimeApplier {
                        const ContainerUpdate& update) = 0;
 };
 
-// Which pods the runtime still has.
+// A container the runtime has (created, running or exited, not yet removed), with its
+// pod's identity from the sandbox metadata.
+struct RuntimeContainer {
+  std::string pod_uid, pod_name, pod_namespace, container_name;
+};
+
+// Which pods and containers the runtime still has.
 class RuntimeView {
  public:
   virtual ~RuntimeView() = default;
+  // Pods with a ready sandbox.
   virtual StatusOr<std::set<std::string>> ListPodUids() = 0;
+  // Containers of ready pods. Used to adopt allocations the plugins hold but the host
+  // checkpoint lost (the reconcile loop needs the pod's name and namespace for them). The
+  // default refuses with kUnimplemented: such allocations are then left alone.
+  virtual StatusOr<std::vector<RuntimeContainer>> ListContainers() {
+    return UnimplementedError("this RuntimeView does not list containers");
+  }
 };
 
 }  // namespace qrm::host

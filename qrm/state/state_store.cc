@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <ctime>
 #include <map>
 #include <string_view>
 #include <thread>
@@ -69,6 +70,23 @@ StatusOr<std::vector<std::string>> ListDirectory(const std::string& path) {
   if (error != 0) return ErrnoError(error, "read directory", path);
   std::sort(names.begin(), names.end());
   return names;
+}
+
+// Renames `path` to "<path>.<what>-<unix time>[.N]" (never over an existing file) and
+// syncs the directory; returns the new name.
+StatusOr<std::string> MoveAside(const std::string& path, std::string_view what) {
+  const std::string base = fmt::format("{}.{}-{}", path, what, ::time(nullptr));
+  std::string target = base;
+  for (int n = 1; ::access(target.c_str(), F_OK) == 0; ++n) target = fmt::format("{}.{}", base, n);
+  if (::rename(path.c_str(), target.c_str()) != 0) {
+    return ErrnoError(errno, "rename", path + " to " + target);
+  }
+  const std::string dir = path.substr(0, path.rfind('/'));
+  if (int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); fd >= 0) {
+    (void)::fsync(fd);
+    ::close(fd);
+  }
+  return target;
 }
 
 }  // namespace
@@ -139,6 +157,14 @@ Status StateStore::Load() {
     if (!cp.ok()) {
       const Status& s = cp.status();
       if (checkpoint::IsMissing(s)) continue;  // removed since the listing
+      if (checkpoint::IsUnsupportedVersion(s)) {
+        // Another qrm's file (older or newer): kept for it, but out of our way, so this
+        // host starts and rebuilds the pod from the plugins and the runtime.
+        StatusOr<std::string> aside = MoveAside(path, "unsupported-version");
+        if (!aside.ok()) return s.WithContext(aside.status().message());
+        corrupt.push_back(fmt::format("{}; moved aside to {}", s.message(), *aside));
+        continue;
+      }
       if (!checkpoint::IsCorrupt(s)) return s;
       // Leaving the pod out is only safe if the evidence was moved aside; otherwise our
       // next write of the pod would replace it.
@@ -166,6 +192,12 @@ Status StateStore::Load() {
 
   pods_ = std::move(pods);
   if (!corrupt.empty()) {
+    metrics::Default()
+        .GetCounter("qrm_checkpoint_corrupt_total",
+                    "Checkpoint files found corrupt or of an unsupported version at load, moved "
+                    "aside and rebuilt.",
+                    {{"file", "host"}})
+        .Inc(static_cast<double>(corrupt.size()));
     recovered_ = true;
     recovery_message_ = fmt::format("{} corrupt pod file(s) left out:", corrupt.size());
     for (const std::string& message : corrupt) recovery_message_ += " " + message + ";";

@@ -68,8 +68,10 @@ class StateStore {
   //    caller to log (it then rebuilds those pods from the plugins and the runtime). If a
   //    file could not be moved aside, that error is returned instead, since the next write
   //    would destroy the evidence;
-  //  * unsupported version in any file: kFailedPrecondition, files untouched (they may be a
-  //    newer qrm's);
+  //  * a file of an unsupported version (another qrm's, older or newer): moved aside to
+  //    <uid>.json.unsupported-version-<time> (kept for that qrm, out of this one's way) and
+  //    handled like a corrupt file below, so the host starts and rebuilds the pod;
+  //  Both kinds are counted in qrm_checkpoint_corrupt_total{file="host"}.
   //  * checksummed but invalid content (bad base64, unparsable protobuf, bad pod_affinity,
   //    wrong shape), a file not named after a valid uid, or a file whose name is not the uid
   //    inside it: kDataLoss naming the file and the pod/container/resource, files left in

@@ -59,8 +59,19 @@ class NodeFixture {
     plugins_[which] = std::make_unique<testing::ChildProcess>(argv, File(which + ".log"));
   }
   testing::ChildProcess& plugin(const std::string& which) { return *plugins_.at(which); }
+  // SIGKILLs the plugin (if running) and forgets it; StartPlugin starts it again.
+  void KillPlugin(const std::string& which) {
+    if (auto it = plugins_.find(which); it != plugins_.end()) {
+      it->second->Kill(SIGKILL);
+      plugins_.erase(it);
+    }
+  }
+  // The checkpoint directories the fixture gives qrm-host and each plugin.
+  std::string HostStateDir() const { return File("state-host"); }
+  std::string PluginStateDir(const std::string& which) const { return File("state-" + which); }
 
-  void StartHost(std::vector<std::string> extra = {}) {
+  // Starts qrm-host and waits until its admin socket serves. `state_dir` empty: HostStateDir().
+  void StartHost(std::vector<std::string> extra = {}, const std::string& state_dir = "") {
     std::vector<std::string> argv = {QRM_HOST,
                                      "--cri-socket",
                                      CriSocket(),
@@ -69,7 +80,7 @@ class NodeFixture {
                                      "--plugin-dir",
                                      File("plugins"),
                                      "--state-dir",
-                                     File("state-host"),
+                                     state_dir.empty() ? HostStateDir() : state_dir,
                                      "--reconcile-period",
                                      std::to_string(kReconcilePeriod.count()) + "ms",
                                      "--pod-resources-socket",
@@ -89,6 +100,10 @@ class NodeFixture {
     REQUIRE(serving);
   }
   testing::ChildProcess& host() { return *host_; }
+  // Whether /readyz answers 200 within `timeout` (ready once the shim resynchronized).
+  bool WaitReady(std::chrono::milliseconds timeout = std::chrono::seconds(30)) {
+    return testing::WaitFor([&] { return HttpGet("/readyz").first == 200; }, timeout);
+  }
   void KillHost() {
     host_->Kill(SIGKILL);
     host_.reset();

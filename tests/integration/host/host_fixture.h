@@ -29,7 +29,13 @@ class RecordingApplier : public RuntimeApplier {
                const ContainerUpdate& update) override {
     std::lock_guard lock(mu_);
     calls_.push_back({uid, container, update});
+    if (missing_.contains(uid)) return NotFoundError("no such container (test)");
     return fail_ ? UnavailableError("runtime down (test)") : Status::Ok();
+  }
+  // Containers of `uid` are reported as not in the runtime (kNotFound).
+  void set_missing(const std::string& uid) {
+    std::lock_guard lock(mu_);
+    missing_.insert(uid);
   }
   struct Call {
     std::string uid, container;
@@ -48,6 +54,7 @@ class RecordingApplier : public RuntimeApplier {
  private:
   std::mutex mu_;
   std::vector<Call> calls_;
+  std::set<std::string> missing_;
   bool fail_ = false;
 };
 
@@ -62,10 +69,21 @@ class FakeRuntimeView : public RuntimeView {
     std::lock_guard lock(mu_);
     pods_ = std::move(pods);
   }
+  StatusOr<std::vector<RuntimeContainer>> ListContainers() override {
+    std::lock_guard lock(mu_);
+    return containers_;
+  }
+  // Also lists the pod.
+  void AddContainer(RuntimeContainer c) {
+    std::lock_guard lock(mu_);
+    pods_.insert(c.pod_uid);
+    containers_.push_back(std::move(c));
+  }
 
  private:
   std::mutex mu_;
   std::set<std::string> pods_;
+  std::vector<RuntimeContainer> containers_;
 };
 
 class HostFixture {

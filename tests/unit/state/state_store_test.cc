@@ -17,6 +17,7 @@
 
 #include "checkpoint/base64.h"
 #include "checkpoint/checkpoint_file.h"
+#include "common/metrics/metrics.h"
 #include "qrm/state/state_codec.h"
 #include "tests/support/temp_dir.h"
 #include "tests/unit/state/state_test_util.h"
@@ -459,7 +460,7 @@ TEST_CASE("every corrupt pod file is listed", "[state][load]") {
   CHECK(store.GetPod("uid-b") != nullptr);
 }
 
-TEST_CASE("an unsupported version in any file is an error and the files are untouched",
+TEST_CASE("a file of an unsupported version is moved aside, counted, and the others load",
           "[state][load]") {
   StateDir d;
   {
@@ -469,18 +470,29 @@ TEST_CASE("an unsupported version in any file is an error and the files are unto
   rapidjson::Document data;
   REQUIRE(EncodePod(*SampleState().at("uid-b"), data).ok());
   REQUIRE(checkpoint::Write(d.Pod("uid-b"), StateStore::kVersion + 1, data).ok());
-  const auto files = d.Contents();
+  const std::string newer = ReadFile(d.Pod("uid-b"));
+  auto& counter =
+      metrics::Default().GetCounter("qrm_checkpoint_corrupt_total", "", {{"file", "host"}});
+  const double before = counter.Value();
 
   StateStore store(d.dir);
-  Status s = store.Load();
-  CHECK(s.code() == StatusCode::kFailedPrecondition);
-  CHECK_THAT(s.message(), Catch::Contains("unsupported version 2"));
-  CHECK_THAT(s.message(), Catch::Contains(d.Pod("uid-b")));
-  CHECK_FALSE(store.recovered_from_corruption());
-  // The store must not overwrite a newer qrm's files.
-  CHECK(store.PutContainer("uid-a", "p", "n", "c", {}).code() == StatusCode::kFailedPrecondition);
-  CHECK(store.RemovePod("uid-c").code() == StatusCode::kFailedPrecondition);
-  CHECK(d.Contents() == files);
+  REQUIRE(store.Load().ok());
+  CHECK(store.recovered_from_corruption());
+  CHECK_THAT(store.recovery_message(), Catch::Contains("unsupported version 2"));
+  CHECK_THAT(store.recovery_message(),
+             Catch::Contains("moved aside to " + d.Pod("uid-b") + ".unsupported-version-"));
+  CHECK(store.GetPod("uid-b") == nullptr);
+  CHECK(store.GetPod("uid-a") != nullptr);
+  CHECK(counter.Value() == before + 1);
+  // The other qrm's file is kept, byte for byte, under its new name.
+  std::string aside;
+  for (const std::string& name : d.Files()) {
+    if (name.starts_with("uid-b.json.unsupported-version-")) aside = name;
+  }
+  REQUIRE_FALSE(aside.empty());
+  CHECK(ReadFile(d.dir + "/pods/" + aside) == newer);
+  // The store is usable: the pod can be written afresh.
+  CHECK(store.PutContainer("uid-b", "p", "n", "c", {}).ok());
 }
 
 TEST_CASE("invalid content in a checksummed file is data loss and the file stays",
