@@ -1,6 +1,8 @@
 // InterceptedCall: what a handler of an intercepted CRI method sees of the kubelet's call.
 #pragma once
 
+#include <chrono>
+
 #include <grpcpp/support/byte_buffer.h>
 #include <grpcpp/support/status.h>
 
@@ -11,6 +13,8 @@ class InterceptedCall {
   virtual ~InterceptedCall() = default;
   // The kubelet's request, as received.
   virtual const grpc::ByteBuffer& request() const = 0;
+  // When the shim had read the request (the start of the call's phase timers).
+  virtual std::chrono::steady_clock::time_point received() const = 0;
   // Sends `request` (the original or an edited one) to the runtime with the kubelet's
   // deadline, cancellation and metadata, and waits for the answer; the runtime's response
   // metadata is passed back to the kubelet. At most once per call, and only from a thread

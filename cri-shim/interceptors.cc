@@ -47,30 +47,36 @@ Interceptors::Interceptors(const ShimOptions& options, host::Host& host, Runtime
     : options_(options), host_(host), index_(index), applier_(applier), counters_(counters) {}
 
 Answer Interceptors::Handle(Intercept kind, InterceptedCall& call) {
+  PhaseClock clock(phases_, kind, call.received());
+  clock.Lap(Phase::kQueued);
   switch (kind) {
-    case Intercept::kCreateContainer: return CreateContainer(call);
-    case Intercept::kStartContainer: return StartContainer(call);
-    case Intercept::kRemoveContainer: return RemoveContainer(call);
-    case Intercept::kStopPodSandbox: return StopOrRemovePodSandbox(call, false);
-    case Intercept::kRemovePodSandbox: return StopOrRemovePodSandbox(call, true);
-    case Intercept::kUpdateContainerResources: return UpdateContainerResources(call);
+    case Intercept::kCreateContainer: return CreateContainer(call, clock);
+    case Intercept::kStartContainer: return StartContainer(call, clock);
+    case Intercept::kRemoveContainer: return RemoveContainer(call, clock);
+    case Intercept::kStopPodSandbox: return StopOrRemovePodSandbox(call, false, clock);
+    case Intercept::kRemovePodSandbox: return StopOrRemovePodSandbox(call, true, clock);
+    case Intercept::kUpdateContainerResources: return UpdateContainerResources(call, clock);
     case Intercept::kRunPodSandbox:  // handled without the pool; forwarded if it gets here
     case Intercept::kPassThrough: break;
   }
-  return Forward(call, call.request());
+  return Forward(call, call.request(), clock);
 }
 
-Answer Interceptors::Forward(InterceptedCall& call, const grpc::ByteBuffer& request) {
+Answer Interceptors::Forward(InterceptedCall& call, const grpc::ByteBuffer& request,
+                             PhaseClock& clock, Phase before) {
+  clock.Lap(before);
   Answer answer;
   answer.status = call.Forward(request, &answer.response);
+  clock.Lap(Phase::kRuntime);
   return answer;
 }
 
-void Interceptors::RecordSandbox(const grpc::ByteBuffer& request,
-                                 const grpc::ByteBuffer& response) {
+void Interceptors::RecordSandbox(const InterceptedCall& call, const grpc::ByteBuffer& response) {
+  PhaseClock clock(phases_, Intercept::kRunPodSandbox, call.received());
+  clock.Lap(Phase::kRuntime);  // forwarded without decoding: all of it was the runtime's
   cri::RunPodSandboxRequest req;
   cri::RunPodSandboxResponse resp;
-  if (!ParseByteBuffer(request, &req) || !ParseByteBuffer(response, &resp) ||
+  if (!ParseByteBuffer(call.request(), &req) || !ParseByteBuffer(response, &resp) ||
       resp.pod_sandbox_id().empty()) {
     Logger("cri-shim")->warn("RunPodSandbox: cannot decode the call; sandbox not recorded");
     return;
@@ -79,21 +85,22 @@ void Interceptors::RecordSandbox(const grpc::ByteBuffer& request,
   pod.runtime_handler = req.runtime_handler();
   Logger("cri-shim")->debug("{}: sandbox {} started", Ref(pod), resp.pod_sandbox_id());
   index_.AddSandbox(resp.pod_sandbox_id(), std::move(pod));
+  clock.Lap(Phase::kRecord);
 }
 
-Answer Interceptors::CreateContainer(InterceptedCall& call) {
+Answer Interceptors::CreateContainer(InterceptedCall& call, PhaseClock& clock) {
   auto log = Logger("cri-shim");
   cri::CreateContainerRequest request;
   if (!ParseByteBuffer(call.request(), &request)) {
     log->warn("CreateContainer: cannot decode the request; forwarding it untouched");
-    return Forward(call, call.request());
+    return Forward(call, call.request(), clock);
   }
   const PodInfo pod = PodOf(request, index_);
   auto skip = ShouldSkip(pod, options_.skip_namespaces);
   if (!skip.ok()) return Error(skip.status().WithContext("qrm"));
   if (*skip) {
     log->debug("{}: skipped by configuration, passing through", Ref(pod));
-    return Forward(call, call.request());
+    return Forward(call, call.request(), clock);
   }
   auto container = BuildContainerRequest(request, pod);
   if (!container.ok()) return Error(container.status().WithContext("qrm"));
@@ -103,12 +110,15 @@ Answer Interceptors::CreateContainer(InterceptedCall& call) {
     index_.AddSandbox(request.pod_sandbox_id(), pod);  // started before qrm could see it
   }
 
+  clock.Lap(Phase::kDecode);
+
   StatusOr<host::AdmissionResult> admitted = InternalError("not admitted");
   {
     auto lock = pod_locks_.Lock(key.pod_uid);
     admitted = host_.admission().Admit(*container);
     if (admitted.ok()) index_.BeginCreate(key);
   }
+  clock.Lap(Phase::kAdmission);
   if (!admitted.ok()) {
     counters_.admission_failures.fetch_add(1, std::memory_order_relaxed);
     log->error("{}: admission refused: {}", ref, admitted.status().message());
@@ -118,9 +128,9 @@ Answer Interceptors::CreateContainer(InterceptedCall& call) {
   Answer answer;
   if (HasEffect(admitted->update)) {
     ApplyToCreateContainer(admitted->update, &request);
-    answer.status = call.Forward(SerializeToByteBuffer(request), &answer.response);
+    answer = Forward(call, SerializeToByteBuffer(request), clock, Phase::kEncode);
   } else {
-    answer.status = call.Forward(call.request(), &answer.response);
+    answer = Forward(call, call.request(), clock, Phase::kEncode);
   }
 
   cri::CreateContainerResponse response;
@@ -129,13 +139,26 @@ Answer Interceptors::CreateContainer(InterceptedCall& call) {
   if (answer.status.ok() && !created) {
     log->warn("{}: CreateContainer response carries no container id; not tracked", ref);
   }
-  auto lock = pod_locks_.Lock(key.pod_uid);
   if (created) {
     const RuntimeIndex::Container c{response.container_id(), request.pod_sandbox_id(), key};
-    index_.EndCreate(key, &c);
+    {
+      auto lock = pod_locks_.Lock(key.pod_uid);
+      index_.EndCreate(key, &c);
+    }
     log->info("{}: created {} with qrm's allocation", ref, c.id);
+    // A reconcile tick may have changed this container's values (say, a dedicated admission
+    // shrank the shared pool) while the create was in flight; its update found no container
+    // to apply to. Send the newest values now, so the new container never keeps stale CPUs.
+    const host::ContainerUpdate has =
+        ReapplyIfChanged(key, admitted->update, "while its CreateContainer was in flight");
+    {
+      std::lock_guard created_lock(created_mu_);
+      created_with_[c.id] = has;
+    }
+    clock.Lap(Phase::kRecord);
     return answer;
   }
+  auto lock = pod_locks_.Lock(key.pod_uid);
   index_.EndCreate(key, nullptr);
   if (!answer.status.ok() && !index_.InUse(key)) {
     counters_.rollbacks.fetch_add(1, std::memory_order_relaxed);
@@ -145,16 +168,18 @@ Answer Interceptors::CreateContainer(InterceptedCall& call) {
       log->error("{}: release after a failed CreateContainer failed: {}", ref, s.message());
     }
   }
+  clock.Lap(Phase::kRecord);
   return answer;
 }
 
-Answer Interceptors::StartContainer(InterceptedCall& call) {
+Answer Interceptors::StartContainer(InterceptedCall& call, PhaseClock& clock) {
   cri::StartContainerRequest request;
-  if (!ParseByteBuffer(call.request(), &request)) return Forward(call, call.request());
+  if (!ParseByteBuffer(call.request(), &request)) return Forward(call, call.request(), clock);
   auto container = index_.FindContainer(request.container_id());
-  if (!container) return Forward(call, call.request());
+  if (!container) return Forward(call, call.request(), clock);
   auto stored = host_.state().GetContainer(container->key.pod_uid, container->key.name);
-  if (!stored) return Forward(call, call.request());
+  if (!stored) return Forward(call, call.request(), clock);
+  clock.Lap(Phase::kDecode);
 
   ::resourceplugin::v1alpha1::PreStartContainerRequest pre_start;
   pre_start.set_pod_uid(container->key.pod_uid);
@@ -176,14 +201,21 @@ Answer Interceptors::StartContainer(InterceptedCall& call) {
           fmt::format("qrm: PreStartContainer of {} on the {} plugin", ref, resource)));
     }
   }
-  return Forward(call, call.request());
+  Answer answer = Forward(call, call.request(), clock, Phase::kPreStart);
+  if (answer.status.ok()) {
+    if (auto created = TakeCreatedWith(request.container_id())) {
+      ReapplyIfChanged(container->key, *created, "while the container was starting");
+    }
+  }
+  return answer;
 }
 
-Answer Interceptors::RemoveContainer(InterceptedCall& call) {
+Answer Interceptors::RemoveContainer(InterceptedCall& call, PhaseClock& clock) {
   cri::RemoveContainerRequest request;
-  if (!ParseByteBuffer(call.request(), &request)) return Forward(call, call.request());
-  Answer answer = Forward(call, call.request());
+  if (!ParseByteBuffer(call.request(), &request)) return Forward(call, call.request(), clock);
+  Answer answer = Forward(call, call.request(), clock);
   if (!answer.status.ok()) return answer;
+  (void)TakeCreatedWith(request.container_id());
   auto container = index_.FindContainer(request.container_id());
   if (!container) return answer;
   auto lock = pod_locks_.Lock(container->key.pod_uid);
@@ -198,14 +230,15 @@ Answer Interceptors::RemoveContainer(InterceptedCall& call) {
       }
     }
   }
+  clock.Lap(Phase::kRecord);
   return answer;
 }
 
-Answer Interceptors::StopOrRemovePodSandbox(InterceptedCall& call, bool remove) {
+Answer Interceptors::StopOrRemovePodSandbox(InterceptedCall& call, bool remove, PhaseClock& clock) {
   // Both requests carry only pod_sandbox_id = 1.
   cri::StopPodSandboxRequest request;
-  if (!ParseByteBuffer(call.request(), &request)) return Forward(call, call.request());
-  Answer answer = Forward(call, call.request());
+  if (!ParseByteBuffer(call.request(), &request)) return Forward(call, call.request(), clock);
+  Answer answer = Forward(call, call.request(), clock);
   if (!answer.status.ok()) return answer;
   auto sandbox = index_.FindSandbox(request.pod_sandbox_id());
   if (!sandbox || sandbox->pod.uid.empty()) return answer;
@@ -216,6 +249,7 @@ Answer Interceptors::StopOrRemovePodSandbox(InterceptedCall& call, bool remove) 
     index_.MarkSandboxNotReady(request.pod_sandbox_id());
   }
   ReleasePodIfGone(sandbox->pod.uid, request.pod_sandbox_id());
+  clock.Lap(Phase::kRecord);
   return answer;
 }
 
@@ -231,30 +265,48 @@ void Interceptors::ReleasePodIfGone(const std::string& pod_uid, const std::strin
   }
 }
 
-Answer Interceptors::UpdateContainerResources(InterceptedCall& call) {
+std::optional<host::ContainerUpdate> Interceptors::TakeCreatedWith(
+    const std::string& container_id) {
+  std::lock_guard lock(created_mu_);
+  auto it = created_with_.find(container_id);
+  if (it == created_with_.end()) return std::nullopt;
+  host::ContainerUpdate update = std::move(it->second);
+  created_with_.erase(it);
+  return update;
+}
+
+host::ContainerUpdate Interceptors::ReapplyIfChanged(const ContainerKey& key,
+                                                     const host::ContainerUpdate& sent,
+                                                     const char* when) {
+  auto now = host_.admission().CurrentUpdate(key.pod_uid, key.name);
+  if (!now.ok() || *now == sent) return sent;
+  Status s = applier_.Apply(key.pod_uid, key.name, *now);
+  if (s.ok()) {
+    Logger("cri-shim")
+        ->info("pod={} container={}: qrm's fields changed {}; sent the newest", key.pod_uid,
+               key.name, when);
+    return *now;
+  }
+  Logger("cri-shim")
+      ->warn("pod={} container={}: qrm's fields changed {}; sending the newest failed: {}",
+             key.pod_uid, key.name, when, s.message());
+  return sent;
+}
+
+Answer Interceptors::UpdateContainerResources(InterceptedCall& call, PhaseClock& clock) {
   cri::UpdateContainerResourcesRequest request;
-  if (!ParseByteBuffer(call.request(), &request)) return Forward(call, call.request());
+  if (!ParseByteBuffer(call.request(), &request)) return Forward(call, call.request(), clock);
   auto container = index_.FindContainer(request.container_id());
-  if (!container) return Forward(call, call.request());
+  if (!container) return Forward(call, call.request(), clock);
   auto current = host_.admission().CurrentUpdate(container->key.pod_uid, container->key.name);
-  if (!current.ok() || current->owned.empty()) return Forward(call, call.request());
+  if (!current.ok() || current->owned.empty()) return Forward(call, call.request(), clock);
+  clock.Lap(Phase::kDecode);
   ApplyToUpdateContainerResources(*current, &request);
-  Answer answer = Forward(call, SerializeToByteBuffer(request));
+  Answer answer = Forward(call, SerializeToByteBuffer(request), clock, Phase::kEncode);
   // The reconcile loop may have changed qrm's values while this was in flight, and its own
   // update may have reached the runtime before this one: send the newest values again.
-  if (answer.status.ok()) {
-    auto now = host_.admission().CurrentUpdate(container->key.pod_uid, container->key.name);
-    if (now.ok() && !(*now == *current)) {
-      Status s = applier_.Apply(container->key.pod_uid, container->key.name, *now);
-      if (!s.ok()) {
-        Logger("cri-shim")
-            ->warn(
-                "pod={} container={}: re-applying qrm's fields changed during the kubelet's update "
-                "failed: {}",
-                container->key.pod_uid, container->key.name, s.message());
-      }
-    }
-  }
+  if (answer.status.ok()) ReapplyIfChanged(container->key, *current, "during the kubelet's update");
+  clock.Lap(Phase::kRecord);
   return answer;
 }
 

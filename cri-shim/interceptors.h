@@ -8,6 +8,8 @@
 //                     of that name still uses it.
 //  StartContainer     PreStartContainer on every plugin of the container that asked for it
 //                     (pre_start_required), then forwarded; a plugin failure fails the start.
+//                     Values qrm changed while the create or the start was in flight are
+//                     applied once the runtime confirms (ReapplyIfChanged).
 //  RemoveContainer    forwarded; once the runtime confirms, the container leaves the host
 //                     checkpoint (Admission::RemoveContainer) unless another container of
 //                     that name (a restart) or a create in flight still uses it.
@@ -21,9 +23,16 @@
 // byte. Locking: qrm's steps for one pod (admit + note the create; decide + release) run
 // under the shim's per-pod lock, so a release can never interleave with an admission of
 // the same container; no lock is held while the runtime or a plugin's PreStartContainer
-// is called, and pass-through calls take no lock at all.
+// is called, and pass-through calls take no lock at all. Each step of an intercepted call
+// is timed (call_phases.h).
 #pragma once
 
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "cri-shim/call_phases.h"
 #include "cri-shim/counters.h"
 #include "cri-shim/intercepted_call.h"
 #include "cri-shim/method_table.h"
@@ -42,17 +51,26 @@ class Interceptors {
 
   // Handles an intercepted method other than RunPodSandbox. May block: runs on the pool.
   Answer Handle(Intercept kind, InterceptedCall& call);
-  // Records the sandbox a successful RunPodSandbox created. Never blocks.
-  void RecordSandbox(const grpc::ByteBuffer& request, const grpc::ByteBuffer& response);
+  // Records the sandbox a successful RunPodSandbox (`call`, answered with `response`)
+  // created. Never blocks.
+  void RecordSandbox(const InterceptedCall& call, const grpc::ByteBuffer& response);
 
  private:
-  Answer CreateContainer(InterceptedCall& call);
-  Answer StartContainer(InterceptedCall& call);
-  Answer RemoveContainer(InterceptedCall& call);
-  Answer StopOrRemovePodSandbox(InterceptedCall& call, bool remove);
-  Answer UpdateContainerResources(InterceptedCall& call);
-  // Forwards the request as it came.
-  Answer Forward(InterceptedCall& call, const grpc::ByteBuffer& request);
+  Answer CreateContainer(InterceptedCall& call, PhaseClock& clock);
+  Answer StartContainer(InterceptedCall& call, PhaseClock& clock);
+  Answer RemoveContainer(InterceptedCall& call, PhaseClock& clock);
+  Answer StopOrRemovePodSandbox(InterceptedCall& call, bool remove, PhaseClock& clock);
+  Answer UpdateContainerResources(InterceptedCall& call, PhaseClock& clock);
+  // Applies qrm's current values for `key` if they differ from `sent` (the values a call that
+  // just finished carried); `when` completes the log line. Returns the values the container
+  // has now as far as qrm knows (the newest if applied, else `sent`).
+  host::ContainerUpdate ReapplyIfChanged(const ContainerKey& key, const host::ContainerUpdate& sent,
+                                         const char* when);
+  std::optional<host::ContainerUpdate> TakeCreatedWith(const std::string& container_id);
+  // Forwards `request` (the original or an edited one); the time until the runtime answers
+  // is the runtime phase, what went before it the phase `before`.
+  Answer Forward(InterceptedCall& call, const grpc::ByteBuffer& request, PhaseClock& clock,
+                 Phase before = Phase::kDecode);
   // Releases the pod unless it still has a ready sandbox; called under the pod lock.
   void ReleasePodIfGone(const std::string& pod_uid, const std::string& sandbox_id);
 
@@ -64,6 +82,13 @@ class Interceptors {
   // The shim's own per-pod locks (Admission locks its own per call; sharing them would
   // deadlock, since the shim calls Admission while holding the pod).
   host::PodLocks pod_locks_;
+  CallPhases phases_{metrics::Default()};
+  // The owned values each created, not yet started container got. containerd reads the spec
+  // when StartContainer begins, so an update it accepts while the start is in progress only
+  // changes the stored spec, not the new task's cgroup: StartContainer re-applies if qrm's
+  // values moved meanwhile.
+  std::mutex created_mu_;
+  std::map<std::string, host::ContainerUpdate> created_with_;  // by container id
 };
 
 }  // namespace qrm::shim

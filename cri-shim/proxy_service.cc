@@ -17,12 +17,15 @@ UnaryService::UnaryService(ProxyDeps& deps) {
     // method table, as generated services keep theirs in static arrays.
     AddMethod(new grpc::internal::RpcServiceMethod(method->full_name.c_str(),
                                                    grpc::internal::RpcMethod::NORMAL_RPC, nullptr));
+    // The method's counters are found here, once, rather than by name on every call.
+    MethodCounters* counters = &deps.counters.Method(method->full_name);
     MarkMethodRawCallback(
-        index++, new grpc::internal::CallbackUnaryHandler<grpc::ByteBuffer, grpc::ByteBuffer>(
-                     [&deps, method](grpc::CallbackServerContext* context,
-                                     const grpc::ByteBuffer* request, grpc::ByteBuffer* response) {
-                       return new UnaryCall(context, *method, deps, request, response);
-                     }));
+        index++,
+        new grpc::internal::CallbackUnaryHandler<grpc::ByteBuffer, grpc::ByteBuffer>(
+            [&deps, method, counters](grpc::CallbackServerContext* context,
+                                      const grpc::ByteBuffer* request, grpc::ByteBuffer* response) {
+              return new UnaryCall(context, *method, *counters, deps, request, response);
+            }));
   }
 }
 

@@ -1,5 +1,7 @@
 #include "cri-shim/runtime_access.h"
 
+#include <map>
+
 #include <fmt/format.h>
 
 #include "common/grpc_status.h"
@@ -63,6 +65,34 @@ StatusOr<std::set<std::string>> ShimView::ListPodUids() {
     if (sandbox.state() == cri::SANDBOX_READY && !uid.empty()) uids.insert(uid);
   }
   return uids;
+}
+
+StatusOr<std::vector<host::RuntimeContainer>> ShimView::ListContainers() {
+  RuntimeChannels* channels = channels_.load();
+  if (channels == nullptr) return NotReady();
+  cri::ListPodSandboxRequest sandboxes_request;
+  sandboxes_request.mutable_filter()->mutable_state()->set_state(cri::SANDBOX_READY);
+  cri::ListPodSandboxResponse sandboxes;
+  grpc::Status s = channels->runtime().ListPodSandbox(Context(options_.runtime_timeout).get(),
+                                                      sandboxes_request, &sandboxes);
+  if (!s.ok()) return FromGrpcStatus(s).WithContext("ListPodSandbox");
+  std::map<std::string, PodInfo> ready;  // by sandbox id
+  for (const auto& sandbox : sandboxes.items()) {
+    PodInfo pod = PodInfoFromListedSandbox(sandbox);
+    if (sandbox.state() == cri::SANDBOX_READY && !pod.uid.empty()) ready[sandbox.id()] = pod;
+  }
+  cri::ListContainersRequest request;
+  cri::ListContainersResponse response;
+  s = channels->runtime().ListContainers(Context(options_.runtime_timeout).get(), request,
+                                         &response);
+  if (!s.ok()) return FromGrpcStatus(s).WithContext("ListContainers");
+  std::vector<host::RuntimeContainer> out;
+  for (const auto& c : response.containers()) {
+    auto pod = ready.find(c.pod_sandbox_id());
+    if (pod == ready.end() || c.metadata().name().empty()) continue;
+    out.push_back({pod->second.uid, pod->second.name, pod->second.ns, c.metadata().name()});
+  }
+  return out;
 }
 
 }  // namespace qrm::shim

@@ -42,6 +42,8 @@ class ShimView final : public host::RuntimeView {
   void SetRuntime(RuntimeChannels* channels) { channels_.store(channels); }
 
   StatusOr<std::set<std::string>> ListPodUids() override;
+  // Containers of ready sandboxes, with the pod identity the sandbox metadata gives.
+  StatusOr<std::vector<host::RuntimeContainer>> ListContainers() override;
 
  private:
   const ShimOptions& options_;

@@ -10,11 +10,12 @@
 namespace qrm::shim {
 
 UnaryCall::UnaryCall(grpc::CallbackServerContext* context, const MethodInfo& method,
-                     ProxyDeps& deps, const grpc::ByteBuffer* request, grpc::ByteBuffer* response)
+                     MethodCounters& counters, ProxyDeps& deps, const grpc::ByteBuffer* request,
+                     grpc::ByteBuffer* response)
     : context_(context),
       method_(method),
       deps_(deps),
-      counters_(deps.counters.Method(method.full_name)),
+      counters_(counters),
       request_(request),
       response_(response),
       started_(std::chrono::steady_clock::now()) {
@@ -59,7 +60,7 @@ void UnaryCall::PassThrough() {
 
 void UnaryCall::RecordSandbox() {
   ForwardAsync([this](const grpc::Status& status) {
-    if (status.ok()) deps_.interceptors.RecordSandbox(*request_, *response_);
+    if (status.ok()) deps_.interceptors.RecordSandbox(*this, *response_);
     Reply(status);
   });
 }

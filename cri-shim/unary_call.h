@@ -22,14 +22,16 @@ namespace qrm::shim {
 
 class UnaryCall final : public grpc::ServerUnaryReactor, public InterceptedCall {
  public:
-  // Starts handling at once; deletes itself when the call is done. `request` and `response`
-  // belong to gRPC and live until then.
-  UnaryCall(grpc::CallbackServerContext* context, const MethodInfo& method, ProxyDeps& deps,
-            const grpc::ByteBuffer* request, grpc::ByteBuffer* response);
+  // Starts handling at once; deletes itself when the call is done.
+  // `request` and `response` belong to gRPC and live until then; `counters` are the method's.
+  UnaryCall(grpc::CallbackServerContext* context, const MethodInfo& method,
+            MethodCounters& counters, ProxyDeps& deps, const grpc::ByteBuffer* request,
+            grpc::ByteBuffer* response);
 
   void OnDone() override;
 
   const grpc::ByteBuffer& request() const override { return *request_; }
+  std::chrono::steady_clock::time_point received() const override { return started_; }
   grpc::Status Forward(const grpc::ByteBuffer& request, grpc::ByteBuffer* response) override;
 
  private:

@@ -305,7 +305,21 @@ FakeRuntime::Reply FakeRuntime::Handle(const std::string& method, const std::str
     reply.status = NotImplemented(method);
     return reply;
   }
-  return Unary(method.substr(prefix.size()), request);
+  Reply answer = Unary(method.substr(prefix.size()), request);
+  std::lock_guard lock(mu_);
+  for (const std::string& suffix : slow_) {
+    if (EndsWith(method, suffix)) answer.slow = true;
+  }
+  return answer;
+}
+
+void FakeRuntime::SetSlow(const std::string& method_suffix, bool slow) {
+  std::lock_guard lock(mu_);
+  if (slow) {
+    slow_.insert(method_suffix);
+  } else {
+    slow_.erase(method_suffix);
+  }
 }
 
 FakeRuntime::Reply FakeRuntime::Unary(const std::string& name, const std::string& request) {

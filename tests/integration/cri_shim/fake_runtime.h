@@ -16,7 +16,8 @@
 //   /qrm.test.Events/Watch  server stream: one message "event-1", then stays open until
 //                           cancelled (like the kubelet's GetContainerEvents)
 //   anything else           UNIMPLEMENTED "fake runtime: <method> is not implemented"
-// FailWith(method, status) makes a method fail with that status until cleared.
+// FailWith(method, status) makes a method fail with that status until cleared; SetSlow(method)
+// delays its answer by 1 s.
 #pragma once
 
 #include <atomic>
@@ -24,6 +25,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -66,6 +68,9 @@ class FakeRuntime {
   void ClearCalls();
 
   void FailWith(const std::string& method_suffix, grpc::Status status);
+  // Answers `method_suffix` only after 1 s (its effect on the store is immediate), so a test
+  // can act while the shim waits for the runtime.
+  void SetSlow(const std::string& method_suffix, bool slow = true);
   void ClearFailures();
   void SetListPadding(size_t bytes_per_container) { padding_ = bytes_per_container; }
 
@@ -104,6 +109,7 @@ class FakeRuntime {
   std::vector<RecordedCall> calls_;
   std::vector<std::string> cancelled_;
   std::map<std::string, grpc::Status> failures_;
+  std::set<std::string> slow_;
   std::map<std::string, cri::PodSandbox> sandboxes_;
   std::map<std::string, cri::Container> containers_;
   int next_id_ = 1;

@@ -2,6 +2,7 @@
 // CreateContainer, rollback, PreStartContainer, releases, skip rules, the kubelet's updates
 // and the reconcile loop's.
 #include <fstream>
+#include <thread>
 
 #include <catch2/catch.hpp>
 #include <google/protobuf/unknown_field_set.h>
@@ -331,6 +332,77 @@ TEST_CASE("Reconcile changes reach the runtime through the applier and failures 
   CHECK(tick->containers_applied == 1);
   sent = f.runtime().Requests<cri::UpdateContainerResourcesRequest>("/UpdateContainerResources");
   CHECK(sent.back().linux().cpuset_cpus() == "4-5");
+}
+
+// containerd reads a container's spec when StartContainer begins, and an update that finds no
+// container (create in flight) or lands during the start never reaches the new cgroup; the
+// shim re-applies qrm's newest values once the runtime confirms each call.
+TEST_CASE("Values qrm changes while a create or a start is in flight reach the container",
+          "[cri_shim][applier]") {
+  ShimFixture f;
+  f.StartHost();
+  const std::string result_file = f.File("cpu-result");
+  f.StartCpuPlugin({"--need-reconcile", "--result-file", result_file});
+  f.Open();
+  const auto pod = f.PodConfig("uid-f", "web");
+  const std::string sandbox = f.RunPod(pod);
+  auto updates_with = [&](const std::string& cpus) {
+    int n = 0;
+    for (const auto& u :
+         f.runtime().Requests<cri::UpdateContainerResourcesRequest>("/UpdateContainerResources")) {
+      if (u.linux().cpuset_cpus() == cpus) ++n;
+    }
+    return n;
+  };
+
+  // Create in flight: reconcile's update finds no container and fails.
+  f.runtime().SetSlow("/CreateContainer");
+  std::string id;
+  grpc::Status created;
+  std::thread creator(
+      [&] { created = f.CreateContainer(f.ContainerRequest(sandbox, pod, "app"), &id); });
+  REQUIRE(WaitFor([&] { return f.host().state().GetContainer("uid-f", "app") != nullptr; }));
+  std::ofstream(result_file) << "6-7\n";
+  auto tick = f.host().reconciler().RunOnce();
+  REQUIRE(tick.ok());
+  CHECK(tick->apply_failures == 1);
+  creator.join();
+  REQUIRE(created.ok());
+  f.runtime().SetSlow("/CreateContainer", false);
+  // Sent as soon as the runtime confirmed the create, not at some later tick.
+  CHECK(updates_with("6-7") == 1);
+
+  // Start in flight: reconcile's update is accepted but may not reach the task; sent again.
+  f.runtime().SetSlow("/StartContainer");
+  grpc::Status started;
+  std::thread starter([&] {
+    cri::StartContainerRequest start;
+    start.set_container_id(id);
+    cri::StartContainerResponse response;
+    started = f.Runtime().StartContainer(f.Context().get(), start, &response);
+  });
+  REQUIRE(WaitFor([&] { return !f.runtime().Calls("/StartContainer").empty(); }));
+  std::ofstream(result_file) << "4-5\n";
+  tick = f.host().reconciler().RunOnce();
+  REQUIRE(tick.ok());
+  CHECK(updates_with("4-5") == 1);
+  starter.join();
+  REQUIRE(started.ok());
+  CHECK(updates_with("4-5") == 2);
+
+  // A start with nothing changed meanwhile sends nothing extra.
+  f.runtime().SetSlow("/StartContainer", false);
+  const size_t before =
+      f.runtime()
+          .Requests<cri::UpdateContainerResourcesRequest>("/UpdateContainerResources")
+          .size();
+  cri::StartContainerRequest again;
+  again.set_container_id(id);
+  cri::StartContainerResponse response;
+  REQUIRE(f.Runtime().StartContainer(f.Context().get(), again, &response).ok());
+  CHECK(f.runtime()
+            .Requests<cri::UpdateContainerResourcesRequest>("/UpdateContainerResources")
+            .size() == before);
 }
 
 TEST_CASE("The view lists pods with a ready sandbox and reconcile collects the others",
