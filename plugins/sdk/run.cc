@@ -3,17 +3,16 @@
 #include <cstring>
 #include <memory>
 
-#include <malloc.h>
 #include <signal.h>
 
 #include "common/http/http_server.h"
 #include "common/log.h"
+#include "common/malloc_tuning.h"
 
 namespace qrm::sdk {
 
 void TuneMallocForPlugin() {
-  mallopt(M_ARENA_MAX, 1);
-  mallopt(M_MMAP_THRESHOLD, 64 * 1024);
+  TuneMalloc(1);
 }
 
 int Run(ResourcePlugin& plugin, const PluginServerOptions& options) {

@@ -13,6 +13,7 @@
 #include "common/config/config.h"
 #include "common/http/http_server.h"
 #include "common/log.h"
+#include "common/malloc_tuning.h"
 #include "cri-shim/cri_shim.h"
 #include "qrm/admin/admin_server.h"
 #include "qrm/main/host_config.h"
@@ -30,6 +31,8 @@ int WaitForSignal(const sigset_t& set) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Two malloc arenas for dozens of gRPC threads: bench P7 (1,000 containers) 40 -> ~31 MiB.
+  qrm::TuneMalloc(2);
   // Only the main thread receives SIGTERM/SIGINT (every thread started later inherits the mask).
   sigset_t signals;
   sigemptyset(&signals);

@@ -1,0 +1,15 @@
+#include "common/malloc_tuning.h"
+
+#include <malloc.h>
+
+namespace qrm {
+
+void TuneMalloc(int max_arenas) {
+  mallopt(M_ARENA_MAX, max_arenas);
+  // Blocks from 64 KiB up (large protobuf messages, gRPC slices) go to mmap and back to the
+  // kernel on free; 128 KiB of free space at the top of a heap is returned at once.
+  mallopt(M_MMAP_THRESHOLD, 64 * 1024);
+  mallopt(M_TRIM_THRESHOLD, 128 * 1024);
+}
+
+}  // namespace qrm

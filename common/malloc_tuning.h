@@ -1,0 +1,16 @@
+// Keeps long-running qrm processes small.
+//
+// glibc gives every thread that contends for the heap its own arena (up to 8 per core) and
+// keeps freed memory in them. qrm-host and the plugins run dozens of gRPC threads but hold
+// little live data (a few KiB per container), so after a burst of admissions most of their
+// resident memory would be free memory parked in arenas: bench P7 measured 40 MiB for the
+// host with 1,000 containers against 4.7 MiB of live heap. Fewer arenas, mmap for larger
+// blocks and a low trim threshold give that memory back without measurable cost to latency.
+#pragma once
+
+namespace qrm {
+
+// Call first thing in main(), before any thread exists.
+void TuneMalloc(int max_arenas);
+
+}  // namespace qrm
