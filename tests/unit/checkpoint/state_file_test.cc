@@ -72,18 +72,15 @@ TEST_CASE("an unusable state file is moved aside, counted and the start goes on"
   const std::string path = dir.File("state");
   REQUIRE(Write(path, kVersion, Json(R"({"pods": 2})")).ok());
   const std::string good = qrm::testing::ReadFile(path);
+  const std::string kind = GENERATE("bit flip", "truncated", "empty", "another version");
+  INFO(kind);
   std::string bad;
-  SECTION("bit flip") {
+  if (kind == "bit flip") {
     bad = good;
     bad[bad.size() / 2] ^= 0x01;
-  }
-  SECTION("truncated") {
+  } else if (kind == "truncated") {
     bad = good.substr(0, good.size() - 7);
-  }
-  SECTION("empty") {
-    bad = "";
-  }
-  SECTION("another version") {
+  } else if (kind == "another version") {
     REQUIRE(Write(path, kVersion + 1, Json(R"({"pods": 2})")).ok());
     bad = qrm::testing::ReadFile(path);
   }

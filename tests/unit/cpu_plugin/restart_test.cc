@@ -124,18 +124,15 @@ TEST_CASE("an unusable checkpoint is moved aside and replays restore the CPUs", 
   }
   const std::string path = dir.File("cpu_plugin_state");
   const std::string good = qrm::testing::ReadFile(path);
+  const std::string kind = GENERATE("bit flip", "truncated", "empty", "another version");
+  INFO(kind);
   std::string damaged;
-  SECTION("bit flip") {
+  if (kind == "bit flip") {
     damaged = good;
     damaged[damaged.size() / 2] ^= 0x20;
-  }
-  SECTION("truncated") {
+  } else if (kind == "truncated") {
     damaged = good.substr(0, good.size() / 3);
-  }
-  SECTION("empty") {
-    damaged = "";
-  }
-  SECTION("another version") {
+  } else if (kind == "another version") {
     checkpoint::ReadOptions any;
     any.min_version = 0;
     any.max_version = 1000;

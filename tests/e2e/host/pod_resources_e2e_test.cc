@@ -1,0 +1,151 @@
+// Pod-resources against independent witnesses: what qrm-host's pod-resources service lists for
+// each container must equal what each plugin recorded in its own checkpoint (the CPU plugin's
+// cpuset and pools, the memory plugin's bytes and nodes, the NIC plugin's interface) and what
+// the container's cgroup holds. The host answers List from its checkpoint, so comparing with
+// the plugins' files checks the whole chain plugin -> admission -> host checkpoint -> service.
+#include <map>
+#include <set>
+#include <string>
+
+#include <rapidjson/document.h>
+#include <unistd.h>
+
+#include "checkpoint/checkpoint_file.h"
+#include "common/cpu_set.h"
+#include "tests/e2e/host/node_fixture.h"
+
+namespace qrm::e2e {
+namespace {
+
+using Catch::Matchers::Contains;
+
+bool Root() {
+  if (::geteuid() != 0) {
+    WARN("not root: e2e test skipped");
+    return false;
+  }
+  return true;
+}
+
+// The `data` of a plugin's checkpoint file (verified envelope and checksum).
+rapidjson::Document PluginCheckpoint(NodeFixture& node, const std::string& which,
+                                     const std::string& file) {
+  checkpoint::ReadOptions options;
+  options.quarantine_corrupt = false;
+  auto cp = checkpoint::Read(node.File("state-" + which) + "/" + file, options);
+  INFO(cp.status().ToString());
+  REQUIRE(cp.ok());
+  return std::move(cp->data);
+}
+
+const rapidjson::Value* Entry(const rapidjson::Value& entries, const std::string& uid,
+                              const std::string& container) {
+  auto pod = entries.FindMember(uid.c_str());
+  if (pod == entries.MemberEnd()) return nullptr;
+  auto c = pod->value.FindMember(container.c_str());
+  return c == pod->value.MemberEnd() ? nullptr : &c->value;
+}
+
+std::string Nodes(const ::v1::TopologyInfo& topology) {
+  CpuSet nodes;  // a set of small ids with the usual "0-1,3" text
+  for (const auto& n : topology.nodes()) nodes.Add(static_cast<int>(n.id()));
+  return nodes.ToString();
+}
+
+TEST_CASE("pod-resources lists the CPUs, memory and NICs the plugins recorded") {
+  if (!Root()) return;
+  NodeFixture node;
+  node.StartQrm({"--reclaimed-pool-size", "0"});
+  CriClient shim = node.Shim();
+
+  // A NUMA-bound dedicated pod and a shared pod, each with one CPU, 64 MiB and a NIC.
+  struct Want {
+    std::string name;
+    std::map<std::string, std::string> annotations;
+  };
+  const std::vector<Want> pods = {
+      {"bound",
+       {{"katalyst.kubewharf.io/qos_level", "dedicated_cores"},
+        {"katalyst.kubewharf.io/memory_enhancement", R"({"numa_binding": "true"})"}}},
+      {"shared", {{"katalyst.kubewharf.io/qos_level", "shared_cores"}}},
+  };
+  std::map<std::string, std::string> container_of;  // pod name -> container id
+  for (const Want& want : pods) {
+    auto pod = shim.RunHostNetworkPod(want.name, want.name + "-uid", "default", want.annotations);
+    INFO(pod.status().ToString() << "\n" << node.Logs());
+    REQUIRE(pod.ok());
+    ContainerSpec spec = OneCpu("main");
+    spec.annotations["qrm.io/resources"] = R"({"qrm.io/nic": 1})";
+    auto id = shim.CreateAndStartContainer(*pod, spec);
+    INFO(id.status().ToString() << "\n" << node.Logs());
+    REQUIRE(id.ok());
+    container_of[want.name] = *id;
+  }
+
+  auto listed = node.PodResources();
+  INFO(listed.status().ToString());
+  REQUIRE(listed.ok());
+  REQUIRE(listed->pod_resources_size() == 2);
+
+  const rapidjson::Document cpu = PluginCheckpoint(node, "cpu", "cpu_plugin_state");
+  const rapidjson::Document memory = PluginCheckpoint(node, "memory", "memory_plugin_state");
+  const rapidjson::Document nic = PluginCheckpoint(node, "nic", "nic_plugin_state");
+
+  // The shared pool as the CPU plugin records it: the union of every node's shared_cpuset.
+  CpuSet shared_pool;
+  for (const auto& n : cpu["machineState"].GetObject()) {
+    auto cpus = CpuSet::Parse(n.value["shared_cpuset"].GetString());
+    REQUIRE(cpus.ok());
+    shared_pool = shared_pool.Union(*cpus);
+  }
+
+  for (const auto& p : listed->pod_resources()) {
+    INFO("pod " << p.name());
+    const std::string uid = p.name() + "-uid";
+    REQUIRE(p.containers_size() == 1);
+    const auto& c = p.containers(0);
+    CHECK(c.name() == "main");
+
+    // CPUs: the dedicated container's own cpuset, the shared one's pool; both equal the cgroup.
+    CpuSet listed_cpus;
+    for (int64_t id : c.cpu_ids()) listed_cpus.Add(static_cast<int>(id));
+    const rapidjson::Value* cpu_entry = Entry(cpu["pod_entries"], uid, "main");
+    REQUIRE(cpu_entry != nullptr);
+    if (p.name() == "bound") {
+      CHECK(listed_cpus.ToString() == (*cpu_entry)["cpuset"].GetString());
+      CHECK(listed_cpus.Size() == 1);
+    } else {
+      CHECK(listed_cpus == shared_pool);
+    }
+    auto cgroup = shim.ContainerCgroupCpus(container_of.at(p.name()));
+    REQUIRE(cgroup.ok());
+    CHECK(listed_cpus.ToString() == *cgroup);
+
+    // Memory: the bytes and nodes the memory plugin recorded.
+    const rapidjson::Value* mem_entry = Entry(memory["pod_resource_entries"], uid, "main");
+    REQUIRE(mem_entry != nullptr);
+    REQUIRE(c.memory_size() == 1);
+    CHECK(c.memory(0).memory_type() == "memory");
+    CHECK(std::to_string(c.memory(0).size()) == (*mem_entry)["quantity"].GetString());
+    CHECK(c.memory(0).size() == (64ULL << 20));
+    const std::string mem_nodes = (*mem_entry)["numa_nodes"].GetString();
+    if (p.name() == "bound") {
+      CHECK_FALSE(mem_nodes.empty());
+      CHECK(Nodes(c.memory(0).topology()) == mem_nodes);
+    }
+
+    // NIC: the interface the NIC plugin recorded, as a device of qrm.io/nic.
+    const rapidjson::Value* nic_entry = Entry(nic["pod_entries"], uid, "main");
+    REQUIRE(nic_entry != nullptr);
+    std::string interface = (*nic_entry)["interface_name"].GetString();
+    const std::string netns = (*nic_entry)["netns_name"].GetString();
+    if (!netns.empty()) interface = netns + "/" + interface;
+    REQUIRE(c.devices_size() == 1);
+    CHECK(c.devices(0).resource_name() == "qrm.io/nic");
+    REQUIRE(c.devices(0).device_ids_size() == 1);
+    CHECK(c.devices(0).device_ids(0) == interface);
+  }
+}
+
+}  // namespace
+}  // namespace qrm::e2e
