@@ -80,7 +80,14 @@ StatusOr<po::parsed_options> ParseFile(const std::string& path,
   for (const auto& m : doc.GetObject()) {
     const std::string key(m.name.GetString(), m.name.GetStringLength());
     const std::string option = OptionOf(key);
-    const po::option_description* d = desc.find_nothrow(option, false);
+    // find_nothrow still throws when a key matches several options (the empty key matches
+    // them all); a config file must never end a binary with an uncaught exception.
+    const po::option_description* d = nullptr;
+    try {
+      d = desc.find_nothrow(option, false);
+    } catch (const po::error&) {
+      d = nullptr;
+    }
     if (d == nullptr || option == kConfigOption || option == kPrintOption ||
         option == kHelpOption) {
       return InvalidArgumentError(

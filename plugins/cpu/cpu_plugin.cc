@@ -232,7 +232,10 @@ StatusOr<pb::ResourceAllocationResponse> CpuPlugin::Allocate(const pb::ResourceR
       // A NUMA-bound shared container runs on the shared CPUs of its memory's nodes.
       c.numa_nodes = parsed->hint.empty() ? layout_.cpu_node_mask() : parsed->hint;
     }
-    auto [pod, new_pod] = state_.pods.try_emplace(req.pod_uid());
+    // Not a structured binding: the lambda below captures these, which clang 14 rejects.
+    const auto emplaced = state_.pods.try_emplace(req.pod_uid());
+    const auto pod = emplaced.first;
+    const bool new_pod = emplaced.second;
     pod->second[req.container_name()] = std::move(c);
     Status s = CommitOrUndo([&] {
       if (new_pod) {

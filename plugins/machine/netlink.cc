@@ -28,6 +28,14 @@ namespace qrm::machine::netlink {
 
 namespace {
 
+// NLMSG_OK(nh, len) without its signed/unsigned comparison, which clang reports
+// (-Wsign-compare) inside the macro where GCC does not. len >= the header size is checked
+// first, so the unsigned comparison of the lengths is exact.
+bool MessageFits(const nlmsghdr* nh, int len) {
+  return len >= static_cast<int>(sizeof(nlmsghdr)) && nh->nlmsg_len >= sizeof(nlmsghdr) &&
+         nh->nlmsg_len <= static_cast<unsigned>(len);
+}
+
 class Fd {
  public:
   explicit Fd(int fd) : fd_(fd) {}
@@ -109,7 +117,7 @@ Status Dump(uint16_t type, const void* body, size_t body_len, const char* what,
         return InternalError(fmt::format("netlink answer for {} truncated", what));
       }
       int len = static_cast<int>(n);
-      for (auto* nh = reinterpret_cast<const nlmsghdr*>(buf.data()); NLMSG_OK(nh, len);
+      for (auto* nh = reinterpret_cast<const nlmsghdr*>(buf.data()); MessageFits(nh, len);
            nh = NLMSG_NEXT(nh, len)) {
         if (nh->nlmsg_seq != hdr->nlmsg_seq) continue;
         if ((nh->nlmsg_flags & NLM_F_DUMP_INTR) != 0) interrupted = true;

@@ -55,7 +55,7 @@ TEST_CASE("a JSON file sets options with '_' keys and flags override it") {
                           Catch::Contains(R"("skip_namespaces":["kube-system","qrm"])"));
 }
 
-TEST_CASE("--print-config and --help ask the binary to print and exit") {
+TEST_CASE("print-config and help ask the binary to print and exit") {
   Options o;
   auto p = Run(o, {"--workers", "3", "--print-config"});
   REQUIRE(p.ok());
@@ -96,6 +96,19 @@ TEST_CASE("config errors are one line naming the key and the value") {
         StatusCode::kInvalidArgument);
   Options f;
   CHECK_THAT(Run(f, {"--no-such-flag"}).status().message(), Catch::Contains("no-such-flag"));
+}
+
+// Found by tests/fuzz/config_fuzz: the empty key made program_options throw
+// ambiguous_option out of Parse, ending the binary instead of reporting the key.
+TEST_CASE("an empty config key is an unknown key, not an exception") {
+  testing::TempDir dir;
+  const std::string file = dir.path() + "/empty_key.json";
+  testing::WriteFile(file, R"({"": "x"})");
+  Options o;
+  StatusOr<Parsed> p = Run(o, {"--config", file});
+  REQUIRE_FALSE(p.ok());
+  CHECK(p.status().code() == StatusCode::kInvalidArgument);
+  CHECK_THAT(p.status().message(), Catch::Contains("unknown key \"\""));
 }
 
 TEST_CASE("durations and sizes") {
