@@ -115,7 +115,13 @@ TEST_CASE("a damaged plugin checkpoint is moved aside, reported and rebuilt") {
   const std::string log = testing::ReadFile(node.File(which + ".log"));
   CHECK(CountLines(log, dir) >= 1);  // says which file it moved aside
   if (which == "cpu") {
-    auto [code, metrics] = node.HttpGet("/metrics", node.cpu_metrics_port());
+    // The new process moves the file aside before it serves: wait for its HTTP endpoint.
+    std::pair<int, std::string> got;
+    testing::WaitFor([&] {
+      got = node.HttpGet("/metrics", node.cpu_metrics_port());
+      return got.first == 200;
+    });
+    const auto& [code, metrics] = got;
     CHECK(code == 200);
     CHECK_THAT(metrics, Catch::Contains("qrm_checkpoint_corrupt_total"));
   }
