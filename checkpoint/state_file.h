@@ -20,9 +20,12 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <rapidjson/document.h>
 
+#include "common/log.h"
 #include "common/status.h"
 
 namespace qrm::checkpoint {
@@ -49,6 +52,25 @@ using RestoreStateFn = std::function<Status(const rapidjson::Value& data)>;
 // reset_state, or a file that could not be moved aside.
 StatusOr<StateFileLoad> LoadStateFile(const std::string& path, const StateFileOptions& options,
                                       const RestoreStateFn& restore);
+
+// LoadStateFile for a component whose state is one value that
+// `restore(data, State& state, std::vector<std::string>* warnings)` fills in: restores into a
+// copy of `state` (fresh: built from the machine and the configuration only) and commits the
+// copy only on success, so a refused file leaves `state` as it was; warnings are logged.
+template <typename State, typename Restore>
+StatusOr<StateFileLoad> LoadStateFileInto(const std::string& path, const StateFileOptions& options,
+                                          State& state, Restore restore) {
+  return LoadStateFile(path, options, [&](const rapidjson::Value& data) -> Status {
+    State restored = state;
+    std::vector<std::string> warnings;
+    QRM_RETURN_IF_ERROR(restore(data, restored, &warnings));
+    state = std::move(restored);
+    for (const std::string& w : warnings) {
+      Logger(options.component)->warn("checkpoint {}: {}", path, w);
+    }
+    return Status::Ok();
+  });
+}
 
 // Renames `path` to "<path>.<reason>-<unix time>" (never over an existing file) so a fresh
 // start keeps the evidence; returns the new name.

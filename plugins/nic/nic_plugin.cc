@@ -366,22 +366,17 @@ Status NicPlugin::Save() const {
 Status NicPlugin::Load() {
   const std::string path = config_.StatePath();
   if (path.empty()) return Status::Ok();
-  auto log = Logger(kComponent);
   checkpoint::StateFileOptions options;
   options.component = kComponent;
   options.version = kCheckpointVersion;
   options.reset_state = config_.reset_state;
-  auto load = checkpoint::LoadStateFile(path, options, [&](const rapidjson::Value& data) {
-    NicState restored = state_;  // still fresh: the machine and reservations only
-    std::vector<std::string> warnings;
-    QRM_RETURN_IF_ERROR(RestoreCheckpoint(data, restored, &warnings));
-    state_ = std::move(restored);
-    for (const std::string& w : warnings) log->warn("checkpoint {}: {}", path, w);
-    return Status::Ok();
-  });
+  // state_ is still fresh here: the machine and the reservations only.
+  auto load = checkpoint::LoadStateFileInto(path, options, state_, RestoreCheckpoint);
   if (!load.ok()) return load.status();
   state_file_ = *load;
-  if (load->restored) log->info("restored {} pod(s) from {}", state_.pods().size(), path);
+  if (load->restored) {
+    Logger(kComponent)->info("restored {} pod(s) from {}", state_.pods().size(), path);
+  }
   return Status::Ok();
 }
 

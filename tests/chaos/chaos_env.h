@@ -2,6 +2,7 @@
 // (see README.md), and starting a node with the flags the chaos tests use.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <random>
@@ -16,11 +17,13 @@
 namespace qrm::chaos {
 
 inline bool Root() {
-  if (::geteuid() != 0) {
-    WARN("not root: chaos test skipped");
-    return false;
-  }
-  return true;
+  return e2e::Root("chaos");
+}
+
+using Clock = std::chrono::steady_clock;
+
+inline long Ms(Clock::duration d) {
+  return static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(d).count());
 }
 
 inline int EnvInt(const char* name, int fallback) {

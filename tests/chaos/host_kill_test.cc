@@ -11,12 +11,7 @@
 namespace qrm::chaos {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
-
-long Ms(Clock::duration d) {
-  return static_cast<long>(std::chrono::duration_cast<milliseconds>(d).count());
-}
 
 TEST_CASE("qrm-host SIGKILLed at random points during pod churn stays consistent") {
   if (!Root()) return;

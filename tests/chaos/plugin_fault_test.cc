@@ -15,12 +15,7 @@
 namespace qrm::chaos {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
-
-long Ms(Clock::duration d) {
-  return static_cast<long>(std::chrono::duration_cast<milliseconds>(d).count());
-}
 
 TEST_CASE("each plugin SIGKILLed in turn during pod churn leaves the node consistent") {
   if (!Root()) return;

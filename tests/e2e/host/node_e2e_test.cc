@@ -28,14 +28,6 @@ std::string Describe(const StatusOr<T>& s) {
     REQUIRE(r_.ok());        \
   } while (0)
 
-bool Root() {
-  if (::geteuid() != 0) {
-    WARN("not root: e2e test skipped");
-    return false;
-  }
-  return true;
-}
-
 CpuSet Online() {
   auto cpus = CpuSet::Parse(TrimSysfsValue(testing::ReadFile("/sys/devices/system/cpu/online")));
   REQUIRE(cpus.ok());

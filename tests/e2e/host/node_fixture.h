@@ -224,6 +224,16 @@ class NodeFixture {
   const int metrics_port_ = 20000 + 2 * (::getpid() % 10000);
 };
 
+// These suites start containerd and mount cgroups: root only. Skips with a warning naming
+// `suite` otherwise.
+inline bool Root(const char* suite = "e2e") {
+  if (::geteuid() != 0) {
+    WARN("not root: " << suite << " test skipped");
+    return false;
+  }
+  return true;
+}
+
 inline std::map<std::string, std::string> Qos(const std::string& level) {
   return {{"katalyst.kubewharf.io/qos_level", level}};
 }

@@ -8,7 +8,6 @@
 #include <string>
 
 #include <rapidjson/document.h>
-#include <unistd.h>
 
 #include "checkpoint/checkpoint_file.h"
 #include "common/cpu_set.h"
@@ -18,14 +17,6 @@ namespace qrm::e2e {
 namespace {
 
 using Catch::Matchers::Contains;
-
-bool Root() {
-  if (::geteuid() != 0) {
-    WARN("not root: e2e test skipped");
-    return false;
-  }
-  return true;
-}
 
 // The `data` of a plugin's checkpoint file (verified envelope and checksum).
 rapidjson::Document PluginCheckpoint(NodeFixture& node, const std::string& which,
