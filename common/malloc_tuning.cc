@@ -12,4 +12,8 @@ void TuneMalloc(int max_arenas) {
   mallopt(M_TRIM_THRESHOLD, 128 * 1024);
 }
 
+bool ReleaseFreeMemory() {
+  return malloc_trim(0) == 1;
+}
+
 }  // namespace qrm

@@ -13,4 +13,11 @@ namespace qrm {
 // Call first thing in main(), before any thread exists.
 void TuneMalloc(int max_arenas);
 
+// Hands free pages inside the heap back to the kernel (malloc_trim). The trim threshold only
+// returns free space at the top of the heap; after a burst of admissions the free space is
+// scattered between live blocks. Call from a quiet periodic point: it holds the arena lock
+// while it walks the free lists (well under a millisecond for qrm's heaps). True if any
+// memory was released.
+bool ReleaseFreeMemory();
+
 }  // namespace qrm

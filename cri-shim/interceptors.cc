@@ -149,8 +149,8 @@ Answer Interceptors::CreateContainer(InterceptedCall& call, PhaseClock& clock) {
     // A reconcile tick may have changed this container's values (say, a dedicated admission
     // shrank the shared pool) while the create was in flight; its update found no container
     // to apply to. Send the newest values now, so the new container never keeps stale CPUs.
-    const host::ContainerUpdate has =
-        ReapplyIfChanged(key, admitted->update, "while its CreateContainer was in flight");
+    const uint64_t has = ReapplyIfChanged(key, host::Fingerprint(admitted->update),
+                                          "while its CreateContainer was in flight");
     {
       std::lock_guard created_lock(created_mu_);
       created_with_[c.id] = has;
@@ -265,27 +265,26 @@ void Interceptors::ReleasePodIfGone(const std::string& pod_uid, const std::strin
   }
 }
 
-std::optional<host::ContainerUpdate> Interceptors::TakeCreatedWith(
-    const std::string& container_id) {
+std::optional<uint64_t> Interceptors::TakeCreatedWith(const std::string& container_id) {
   std::lock_guard lock(created_mu_);
   auto it = created_with_.find(container_id);
   if (it == created_with_.end()) return std::nullopt;
-  host::ContainerUpdate update = std::move(it->second);
+  const uint64_t sent = it->second;
   created_with_.erase(it);
-  return update;
+  return sent;
 }
 
-host::ContainerUpdate Interceptors::ReapplyIfChanged(const ContainerKey& key,
-                                                     const host::ContainerUpdate& sent,
-                                                     const char* when) {
+uint64_t Interceptors::ReapplyIfChanged(const ContainerKey& key, uint64_t sent, const char* when) {
   auto now = host_.admission().CurrentUpdate(key.pod_uid, key.name);
-  if (!now.ok() || *now == sent) return sent;
+  if (!now.ok()) return sent;
+  const uint64_t now_fingerprint = host::Fingerprint(*now);
+  if (now_fingerprint == sent) return sent;
   Status s = applier_.Apply(key.pod_uid, key.name, *now);
   if (s.ok()) {
     Logger("cri-shim")
         ->info("pod={} container={}: qrm's fields changed {}; sent the newest", key.pod_uid,
                key.name, when);
-    return *now;
+    return now_fingerprint;
   }
   Logger("cri-shim")
       ->warn("pod={} container={}: qrm's fields changed {}; sending the newest failed: {}",
@@ -305,7 +304,9 @@ Answer Interceptors::UpdateContainerResources(InterceptedCall& call, PhaseClock&
   Answer answer = Forward(call, SerializeToByteBuffer(request), clock, Phase::kEncode);
   // The reconcile loop may have changed qrm's values while this was in flight, and its own
   // update may have reached the runtime before this one: send the newest values again.
-  if (answer.status.ok()) ReapplyIfChanged(container->key, *current, "during the kubelet's update");
+  if (answer.status.ok()) {
+    ReapplyIfChanged(container->key, host::Fingerprint(*current), "during the kubelet's update");
+  }
   clock.Lap(Phase::kRecord);
   return answer;
 }

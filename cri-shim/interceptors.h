@@ -61,12 +61,12 @@ class Interceptors {
   Answer RemoveContainer(InterceptedCall& call, PhaseClock& clock);
   Answer StopOrRemovePodSandbox(InterceptedCall& call, bool remove, PhaseClock& clock);
   Answer UpdateContainerResources(InterceptedCall& call, PhaseClock& clock);
-  // Applies qrm's current values for `key` if they differ from `sent` (the values a call that
-  // just finished carried); `when` completes the log line. Returns the values the container
-  // has now as far as qrm knows (the newest if applied, else `sent`).
-  host::ContainerUpdate ReapplyIfChanged(const ContainerKey& key, const host::ContainerUpdate& sent,
-                                         const char* when);
-  std::optional<host::ContainerUpdate> TakeCreatedWith(const std::string& container_id);
+  // Applies qrm's current values for `key` if they differ from `sent` (the Fingerprint of the
+  // values a call that just finished carried); `when` completes the log line. Returns the
+  // fingerprint of the values the container has now as far as qrm knows (the newest if
+  // applied, else `sent`).
+  uint64_t ReapplyIfChanged(const ContainerKey& key, uint64_t sent, const char* when);
+  std::optional<uint64_t> TakeCreatedWith(const std::string& container_id);
   // Forwards `request` (the original or an edited one); the time until the runtime answers
   // is the runtime phase, what went before it the phase `before`.
   Answer Forward(InterceptedCall& call, const grpc::ByteBuffer& request, PhaseClock& clock,
@@ -86,9 +86,10 @@ class Interceptors {
   // The owned values each created, not yet started container got. containerd reads the spec
   // when StartContainer begins, so an update it accepts while the start is in progress only
   // changes the stored spec, not the new task's cgroup: StartContainer re-applies if qrm's
-  // values moved meanwhile.
+  // values moved meanwhile. Fingerprints, not the updates: a node can hold many created
+  // containers, and 8 bytes each is all the comparison needs.
   std::mutex created_mu_;
-  std::map<std::string, host::ContainerUpdate> created_with_;  // by container id
+  std::map<std::string, uint64_t> created_with_;  // by container id
 };
 
 }  // namespace qrm::shim

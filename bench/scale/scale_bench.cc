@@ -14,11 +14,15 @@
 // Needs root. Flags: --pods N (50), --containers N (1000), --threads N (8, client threads
 // creating), --restarts N (5), --only ID (repeatable).
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <mutex>
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include "bench/scale/bench_args.h"
@@ -147,10 +151,28 @@ void PrintMemory(const BenchNode& node) {
   auto mib = [&](const char* field, const char* file) {
     return static_cast<double>(ProcNumber(node.host_pid(), field, file).value_or(0)) / 1024.0;
   };
+  std::error_code ec;
   const long threads = ProcNumber(node.host_pid(), "Threads").value_or(0);
   std::fprintf(stderr, "# P7: RssAnon %.1f MiB, RssFile %.1f MiB, Pss %.1f MiB, %ld threads\n",
                mib("RssAnon", "status"), mib("RssFile", "status"), mib("Pss", "smaps_rollup"),
                threads);
+  // QRM_BENCH_SMAPS=FILE keeps the per-mapping detail for a closer look.
+  if (const char* keep = std::getenv("QRM_BENCH_SMAPS")) {
+    // Read, not copy_file: /proc files report a size of 0.
+    std::ifstream smaps("/proc/" + std::to_string(node.host_pid()) + "/smaps");
+    std::ofstream(keep) << smaps.rdbuf();
+  }
+  // Threads by name: each one's stack and per-thread caches count in RssAnon.
+  std::map<std::string, int> by_name;
+  for (const auto& task : std::filesystem::directory_iterator(
+           "/proc/" + std::to_string(node.host_pid()) + "/task", ec)) {
+    std::string name;
+    std::getline(std::ifstream(task.path() / "comm"), name);
+    ++by_name[name];
+  }
+  std::string names;
+  for (const auto& [name, count] : by_name) names += fmt::format(" {}x{}", name, count);
+  std::fprintf(stderr, "# P7: threads:%s\n", names.c_str());
   std::printf("P7 %.1f MiB\n", static_cast<double>(*rss) / 1024.0);
   std::printf("P7_hwm %.1f MiB\n", static_cast<double>(*hwm) / 1024.0);
   std::fflush(stdout);

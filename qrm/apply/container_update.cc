@@ -1,5 +1,7 @@
 #include "qrm/apply/container_update.h"
 
+#include <functional>
+#include <string>
 #include <string_view>
 #include <utility>
 
@@ -49,6 +51,31 @@ bool operator==(const ContainerUpdate& a, const ContainerUpdate& b) {
     if (OwnedFieldBytes(p, a.resources) != OwnedFieldBytes(p, b.resources)) return false;
   }
   return true;
+}
+
+uint64_t Fingerprint(const ContainerUpdate& update) {
+  // Length-prefixed pieces, so that no two different updates share an encoding.
+  std::string encoded;
+  auto add = [&encoded](std::string_view piece) {
+    encoded += std::to_string(piece.size());
+    encoded += ':';
+    encoded += piece;
+  };
+  for (OciProperty p : update.owned) {
+    add(OciPropertyName(p));
+    add(OwnedFieldBytes(p, update.resources));
+  }
+  add("envs");
+  for (const auto& [key, value] : update.envs) {
+    add(key);
+    add(value);
+  }
+  add("annotations");
+  for (const auto& [key, value] : update.annotations) {
+    add(key);
+    add(value);
+  }
+  return std::hash<std::string>{}(encoded);
 }
 
 StatusOr<ContainerUpdate> BuildContainerUpdate(

@@ -7,6 +7,7 @@
 // edit requests in place instead of building new ones.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <set>
 #include <string>
@@ -33,6 +34,11 @@ struct ContainerUpdate {
   // diagnostic and does not count, so reconcile does not re-apply over a log line.
   friend bool operator==(const ContainerUpdate&, const ContainerUpdate&);
 };
+
+// A digest of what an update would write: equal for updates that are ==, and different for
+// updates that are not (but for a 2^-64 chance). Lets a caller remember what a container was
+// given in 8 bytes instead of the whole update (the shim keeps one per created container).
+uint64_t Fingerprint(const ContainerUpdate& update);
 
 // Merges one container's allocations (resource name -> that resource's allocation).
 //

@@ -40,6 +40,8 @@ Status Host::Start(RuntimeApplier& applier, RuntimeView* view) {
   QRM_RETURN_IF_ERROR(registry_->Start());
   if (options_.reconcile_period.count() > 0) {
     reconciler_->Start(io_, options_.reconcile_period);
+    heap_trimmer_ = std::make_unique<HeapTrimmer>(io_, options_.reconcile_period);
+    heap_trimmer_->Start();
   }
   log->info("host started: {} pod(s) in the checkpoint, NUMA nodes {}", state_->Snapshot().size(),
             numa->DefaultAffinity().ToString());
@@ -50,6 +52,7 @@ void Host::Stop() {
   if (!started_) return;
   started_ = false;
   if (reconciler_) reconciler_->Stop();
+  if (heap_trimmer_) heap_trimmer_->Stop();
   if (registry_) registry_->Stop();
   work_.reset();
   io_.stop();

@@ -18,6 +18,7 @@
 #include <boost/asio/thread_pool.hpp>
 
 #include "qrm/admission/admission.h"
+#include "qrm/host/heap_trimmer.h"
 #include "qrm/reconcile/reconciler.h"
 #include "qrm/registry/plugin_registry.h"
 #include "qrm/state/state_store.h"
@@ -31,7 +32,7 @@ struct HostOptions {
   // created with mode 0700 if missing.
   std::string state_dir = "/var/lib/qrm/state";
   std::chrono::milliseconds reconcile_period{3000};
-  size_t worker_threads = 16;
+  size_t worker_threads = 8;
   std::string sysfs_root = "/sys";
   // Overrides the NUMA layout read from sysfs (tests, fake machines).
   std::optional<topology::NumaInfo> numa;
@@ -73,6 +74,7 @@ class Host {
   std::unique_ptr<PluginRegistry> registry_;
   std::unique_ptr<Admission> admission_;
   std::unique_ptr<Reconciler> reconciler_;
+  std::unique_ptr<HeapTrimmer> heap_trimmer_;
   bool started_ = false;
 };
 

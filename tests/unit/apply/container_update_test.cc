@@ -217,5 +217,40 @@ TEST_CASE("ContainerUpdate equality", "[apply][equality]") {
   }
 }
 
+TEST_CASE("Fingerprint agrees with equality", "[apply][equality]") {
+  auto build = [](const Allocations& a) {
+    StatusOr<ContainerUpdate> u = BuildContainerUpdate(a);
+    REQUIRE(u.ok());
+    return *std::move(u);
+  };
+  const ContainerUpdate base = build({{"cpu", Alloc("CpusetCpus", "0-3", {{"E", "1"}})},
+                                      {"mem", Alloc("Unified", R"({"a.b":"1","c.d":"2"})")}});
+  // Equal updates in other spellings, and with what == ignores, have base's fingerprint.
+  ContainerUpdate ignored = base;
+  ignored.conflicts.push_back("env \"E\": ...");
+  ignored.resources.set_cpu_shares(1024);
+  const ContainerUpdate respelled = build({{"cpu", Alloc("CpusetCpus", "3,2,1,0", {{"E", "1"}})},
+                                           {"mem", Alloc("Unified", R"({"c.d":"2","a.b":"1"})")}});
+  for (const ContainerUpdate* same : std::vector<const ContainerUpdate*>{&ignored, &respelled}) {
+    REQUIRE(*same == base);
+    CHECK(Fingerprint(*same) == Fingerprint(base));
+  }
+  // Every difference == sees changes the fingerprint, including pieces that would run
+  // together without the length prefixes (env "E"="1" vs "E1"="").
+  std::vector<ContainerUpdate> different(6, base);
+  different[0].resources.set_cpuset_cpus("0-4");
+  different[1].envs["E"] = "2";
+  different[2].annotations["x"] = "y";
+  different[3].owned.insert(OciProperty::kCpuQuota);
+  different[4].envs = {{"E1", ""}};
+  different[5] = build({{"cpu", Alloc("CpusetCpus", "0-3", {{"E", "1"}})},
+                        {"mem", Alloc("Unified", R"({"a.b":"1","c.d":"3"})")}});
+  for (size_t i = 0; i < different.size(); ++i) {
+    INFO("variant " << i);
+    REQUIRE_FALSE(different[i] == base);
+    CHECK(Fingerprint(different[i]) != Fingerprint(base));
+  }
+}
+
 }  // namespace
 }  // namespace qrm::host
