@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <rapidjson/document.h>
 
+#include "common/json_string.h"
 #include "cri-shim/annotations.h"
 #include "cri-shim/quantity.h"
 
@@ -57,7 +58,7 @@ Status ApplyResourcesJson(const Override& o, std::map<std::string, double>& reso
   }
   std::map<std::string, double> parsed;
   for (const auto& member : doc.GetObject()) {
-    const std::string name(member.name.GetString(), member.name.GetStringLength());
+    const std::string name = JsonString(member.name);
     const std::string where = fmt::format("{} {} entry \"{}\"", o.source, o.key, name);
     if (name.empty()) return InvalidArgumentError(where + ": empty resource name");
     if (member.value.IsNumber()) {
@@ -67,7 +68,7 @@ Status ApplyResourcesJson(const Override& o, std::map<std::string, double>& reso
       }
       parsed[name] = v;
     } else if (member.value.IsString()) {
-      auto q = ParseQuantity(where, member.value.GetString());
+      auto q = ParseQuantity(where, JsonStringView(member.value));
       if (!q.ok()) return q.status();
       parsed[name] = *q;
     } else {

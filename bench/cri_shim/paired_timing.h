@@ -66,9 +66,22 @@ inline PairedRun TimePaired(int warmup, int iterations, const std::function<bool
   return run;
 }
 
+// The median over pairs of shim_i / direct_i. Pairs ran back to back, so each ratio compares
+// the two paths under the same conditions; with slow, noisy operations (a pod start varies
+// by +-15% from one to the next on a loaded 2-core machine) it is steadier than the ratio of
+// the two medians, which compares different pods.
+inline double MedianPairRatio(const PairedLatencies& l) {
+  Latencies ratios;
+  for (size_t i = 0; i < std::min(l.direct.size(), l.shim.size()); ++i) {
+    if (l.direct[i] > 0) ratios.push_back(l.shim[i] / l.direct[i]);
+  }
+  return Quantile(ratios, 0.5);
+}
+
 // Prints the figure lines of scripts/bench's contract for one comparison:
 //   <id> <shim median> ms ratio=<shim median / direct median>
 //   <id>_p90 <shim p90> ms ratio=<shim p90 / direct p90>
+//   <id>_pairs <median pair ratio> x ratio=<the same>
 // and a note with both paths' median and p90 on stderr.
 inline void PrintComparison(const std::string& id, const PairedLatencies& l,
                             const std::string& note_extra = "") {
@@ -81,6 +94,8 @@ inline void PrintComparison(const std::string& id, const PairedLatencies& l,
                note_extra.c_str());
   std::printf("%s %.4f ms ratio=%.3f\n", id.c_str(), s50, s50 / d50);
   std::printf("%s_p90 %.4f ms ratio=%.3f\n", id.c_str(), s90, s90 / d90);
+  const double pairs = MedianPairRatio(l);
+  std::printf("%s_pairs %.3f x ratio=%.3f\n", id.c_str(), pairs, pairs);
   std::fflush(stdout);
 }
 

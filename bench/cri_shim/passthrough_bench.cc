@@ -10,7 +10,7 @@
 // Needs root (containerd). Flags: --only ID (repeatable: P3, P3_Version, P3_ListContainers,
 // P4), --iterations N (timed Version pairs, default 3000; ListContainers gets N/5),
 // --warmup N (untimed pairs, default 200), --containers N (default 50), --pod-rounds N
-// (timed pods per path, default 20; 0 skips P4).
+// (timed pods per path, default 60; 0 skips P4).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -40,7 +40,7 @@ struct Config {
   int iterations = 3000;
   int warmup = 200;
   int containers = 50;
-  int pod_rounds = 20;
+  int pod_rounds = 60;
   std::vector<std::string> only;
 
   // Whether figure `id` was asked for (no --only: all), with scripts/bench's family rules:

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/json_string.h"
 #include "common/quote.h"
 
 namespace qrm::cpu {
@@ -78,7 +79,7 @@ StatusOr<PoolSizes> ParsePoolControl(std::string_view json) {
       value = m.value.GetInt64();
       text = std::to_string(*value);
     } else if (m.value.IsString()) {
-      text = Quote(m.value.GetString());
+      text = Quote(JsonStringView(m.value));
     } else if (m.value.IsNumber()) {
       text = fmt::format("{}", m.value.GetDouble());
     } else {

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "checkpoint/state_file.h"
+#include "common/json_string.h"
 #include "common/quote.h"
 
 namespace qrm::cpu {
@@ -108,9 +109,9 @@ class Decoder {
     std::map<std::string, std::string> stored_nodes;
     for (const auto& n : nodes->GetObject()) {
       if (!n.value.IsString()) return Bad("machine.nodes", "values must be CPU lists");
-      stored_nodes[n.name.GetString()] = n.value.GetString();
+      stored_nodes[JsonString(n.name)] = JsonString(n.value);
     }
-    const std::string stored = MachineSummary(cpus->GetString(), stored_nodes);
+    const std::string stored = MachineSummary(JsonString(*cpus), stored_nodes);
     const std::string here = MachineSummary(layout_.online().ToString(), LayoutNodes(layout_));
     if (stored == here) return Status::Ok();
     return FailedPreconditionError(fmt::format(
@@ -152,22 +153,22 @@ class Decoder {
                  "numa_binding, numa_exclusive");
     }
     ContainerAllocation c;
-    c.pod_namespace = ns->GetString();
-    c.pod_name = name->GetString();
-    StatusOr<plugins::QosLevel> parsed_level = plugins::ParseQosLevel(level->GetString());
+    c.pod_namespace = JsonString(*ns);
+    c.pod_name = JsonString(*name);
+    StatusOr<plugins::QosLevel> parsed_level = plugins::ParseQosLevel(JsonStringView(*level));
     if (!parsed_level.ok()) {
-      return Bad(where, fmt::format("unknown qos_level {}", Quote(level->GetString())));
+      return Bad(where, fmt::format("unknown qos_level {}", Quote(JsonStringView(*level))));
     }
     c.level = *parsed_level;
-    if (role) c.role = role->GetString();
+    if (role) c.role = JsonString(*role);
     if (binding) c.numa_binding = binding->GetBool();
     if (exclusive) c.numa_exclusive = exclusive->GetBool();
     c.request_milli = request->GetInt64();
-    StatusOr<CpuSet> cpus = CpuSet::Parse(cpuset->GetString());
+    StatusOr<CpuSet> cpus = CpuSet::Parse(JsonStringView(*cpuset));
     if (!cpus.ok()) return Bad(where, "cpuset: " + cpus.status().message());
     c.cpuset = *cpus;
     if (numa) {
-      StatusOr<NumaMask> nodes = NumaMask::Parse(numa->GetString());
+      StatusOr<NumaMask> nodes = NumaMask::Parse(JsonStringView(*numa));
       if (!nodes.ok()) return Bad(where, "numa_nodes: " + nodes.status().message());
       c.numa_nodes = *nodes;
     }

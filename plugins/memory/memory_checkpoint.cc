@@ -6,6 +6,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "common/json_string.h"
 #include "common/quote.h"
 
 namespace qrm::memory {
@@ -158,9 +159,9 @@ StatusOr<Shares> ReadShares(const Value& data, const MemoryState& state) {
   if (!memory.ok()) return memory.status();
   Shares shares;
   for (const auto& n : (*memory)->GetObject()) {
-    const std::string key = "machineState.memory." + std::string(n.name.GetString());
+    const std::string key = "machineState.memory." + JsonString(n.name);
     int id = -1;
-    const std::string_view id_text(n.name.GetString(), n.name.GetStringLength());
+    const std::string_view id_text = JsonStringView(n.name);
     const auto [end, ec] = std::from_chars(id_text.data(), id_text.data() + id_text.size(), id);
     if (ec != std::errc() || end != id_text.data() + id_text.size() || !state.Node(id)) {
       return DataLossError(fmt::format("checkpoint key {}: not a NUMA node of the machine", key));
@@ -172,12 +173,12 @@ StatusOr<Shares> ReadShares(const Value& data, const MemoryState& state) {
     if (!entries.ok()) return entries.status();
     uint64_t sum = 0;
     for (const auto& p : (*entries)->GetObject()) {
-      const std::string pod_key = key + ".pod_entries." + p.name.GetString();
+      const std::string pod_key = key + ".pod_entries." + JsonString(p.name);
       if (!p.value.IsObject()) return Malformed(pod_key, p.value, "a JSON object");
       for (const auto& c : p.value.GetObject()) {
-        auto bytes = ParseBytes(c.value, pod_key + "." + c.name.GetString());
+        auto bytes = ParseBytes(c.value, pod_key + "." + JsonString(c.name));
         if (!bytes.ok()) return bytes.status();
-        shares[p.name.GetString()][c.name.GetString()][id] = *bytes;
+        shares[JsonString(p.name)][JsonString(c.name)][id] = *bytes;
         sum += *bytes;
       }
     }
@@ -235,11 +236,11 @@ Status RestoreCheckpoint(const rapidjson::Value& data, MemoryState& state,
   if (!entries.ok()) return entries.status();
 
   for (const auto& p : (*entries)->GetObject()) {
-    const std::string uid = p.name.GetString();
+    const std::string uid = JsonString(p.name);
     const std::string pod_key = "pod_resource_entries." + uid;
     if (!p.value.IsObject()) return Malformed(pod_key, p.value, "a JSON object");
     for (const auto& c : p.value.GetObject()) {
-      const std::string container = c.name.GetString();
+      const std::string container = JsonString(c.name);
       const std::string key = pod_key + "." + container;
       if (!c.value.IsObject()) return Malformed(key, c.value, "a JSON object");
       auto pod_name = StringMember(c.value, "pod_name", key);

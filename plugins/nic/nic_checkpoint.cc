@@ -6,6 +6,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "common/json_string.h"
 #include "common/quote.h"
 
 namespace qrm::nic {
@@ -180,11 +181,11 @@ Status RestoreCheckpoint(const rapidjson::Value& data, NicState& state,
   if (!pod_entries.ok()) return pod_entries.status();
 
   for (const auto& p : (*pod_entries)->GetObject()) {
-    const std::string uid = p.name.GetString();
+    const std::string uid = JsonString(p.name);
     const std::string pod_key = "pod_entries." + uid;
     if (!p.value.IsObject()) return Malformed(pod_key, p.value, "a JSON object");
     for (const auto& c : p.value.GetObject()) {
-      const std::string container = c.name.GetString();
+      const std::string container = JsonString(c.name);
       std::string pod_name, pod_ns;
       auto n = DecodeAssignment(c.value, pod_key + "." + container, &pod_name, &pod_ns);
       if (!n.ok()) return n.status();

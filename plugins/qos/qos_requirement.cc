@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <rapidjson/document.h>
 
+#include "common/json_string.h"
 #include "common/quote.h"
 
 namespace qrm::plugins {
@@ -44,9 +45,9 @@ Status ParseMemoryEnhancement(const std::string& text, QosRequirement* out) {
     if (field == nullptr) continue;  // katalyst defines other keys (e.g. oom priority)
     if (m.value.IsBool()) {
       *field = m.value.GetBool();
-    } else if (m.value.IsString() && (std::string_view(m.value.GetString()) == "true" ||
-                                      std::string_view(m.value.GetString()) == "false")) {
-      *field = std::string_view(m.value.GetString()) == "true";
+    } else if (m.value.IsString() &&
+               (JsonStringView(m.value) == "true" || JsonStringView(m.value) == "false")) {
+      *field = JsonStringView(m.value) == "true";
     } else {
       return EnhancementError(text, fmt::format("key \"{}\" must be \"true\" or \"false\"", key));
     }

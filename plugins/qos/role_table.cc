@@ -8,6 +8,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "common/json_string.h"
 #include "common/quote.h"
 #include "plugins/qos/qos_requirement.h"
 
@@ -39,7 +40,7 @@ StatusOr<RoleSpec> ParseRole(const std::string& name, const rapidjson::Value& bo
     const rapidjson::Value& v = m.value;
     if (key == "qos_level") {
       if (!v.IsString()) return RoleError(name, key, v, "a string");
-      auto level = ParseQosLevel(v.GetString());
+      auto level = ParseQosLevel(JsonStringView(v));
       if (!level.ok()) {
         return RoleError(name, key, v,
                          "one of dedicated_cores, shared_cores, reclaimed_cores, system_cores");
@@ -98,6 +99,11 @@ StatusOr<RoleTable> RoleTable::Parse(std::string_view json) {
     std::string name(m.name.GetString(), m.name.GetStringLength());
     if (name.empty() || name == "*") {
       return InvalidArgumentError(fmt::format("roles: invalid role name {}", Quote(name)));
+    }
+    // JSON allows a key twice; keeping either silently would hide an operator's mistake.
+    if (table.roles_.contains(name)) {
+      return InvalidArgumentError(
+          fmt::format("roles: role {} is defined twice; merge the two definitions", Quote(name)));
     }
     auto spec = ParseRole(name, m.value);
     if (!spec.ok()) return spec.status();

@@ -239,6 +239,8 @@ TEST_CASE("Bad values are refused naming the field or annotation and the value",
       {pod_annotation("qrm.io/resources", R"({"nic": -1})"), {"entry \"nic\"", "-1"}},
       {pod_annotation("qrm.io/resources", R"({"nic": "1Q"})"), {"entry \"nic\"", "\"1Q\""}},
       {pod_annotation("qrm.io/resources", R"({"nic": true})"), {"entry \"nic\"", "number"}},
+      // The whole JSON string counts, not just what precedes an escaped NUL.
+      {pod_annotation("qrm.io/resources", R"({"nic": "1\u0000x"})"), {"entry \"nic\""}},
       {pod_annotation("qrm.io/container-type", "WORKER"),
        {"qrm.io/container-type=\"WORKER\"", "INIT, MAIN"}},
   };

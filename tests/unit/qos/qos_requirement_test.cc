@@ -125,6 +125,16 @@ TEST_CASE("role table errors name the role, the key and the value") {
   REQUIRE_FALSE(dangling.ok());
   CHECK_THAT(dangling.status().message(), Catch::Contains("\"b\""));
 
+  auto twice = RoleTable::Parse(
+      R"({"a": {"qos_level": "shared_cores"}, "a": {"qos_level": "dedicated_cores"}})");
+  REQUIRE_FALSE(twice.ok());
+  CHECK_THAT(twice.status().message(), Catch::Contains("\"a\" is defined twice"));
+
+  // A NUL inside the level is part of the value, not its end.
+  auto nul = RoleTable::Parse(std::string(R"({"a": {"qos_level": "shared_cores\u0000x"}})"));
+  REQUIRE_FALSE(nul.ok());
+  CHECK_THAT(nul.status().message(), Catch::Contains("qos_level"));
+
   CHECK_FALSE(RoleTable::Parse(R"({"a": {}})").ok());
   CHECK_FALSE(RoleTable::Parse("[1]").ok());
   CHECK_FALSE(RoleTable::Parse("{").ok());
