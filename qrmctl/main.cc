@@ -15,6 +15,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "common/config/po_error_text.h"
 #include "qrmctl/commands.h"
 
 namespace po = boost::program_options;
@@ -74,7 +75,7 @@ int main(int argc, char** argv) {
     po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
-    return Usage(desc, e.what());
+    return Usage(desc, qrm::config::PoErrorText(e));
   }
   if (vm.count("help")) {
     std::printf("%s\n", kUsage);

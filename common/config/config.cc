@@ -15,6 +15,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "common/config/po_error_text.h"
 #include "common/quote.h"
 
 namespace qrm::config {
@@ -126,7 +127,7 @@ StatusOr<po::parsed_options> ParseFile(const std::string& path,
 // Program_options errors name the option as "--reconcile-period"; say it the way the user
 // may have written it, with the value.
 Status FromPoError(const po::error& e, const std::string& source) {
-  std::string msg = e.what();
+  const std::string msg = PoErrorText(e);
   return InvalidArgumentError(source.empty() ? msg : fmt::format("{}: {}", source, msg));
 }
 

@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "common/config/po_error_text.h"
 #include "tests/support/temp_dir.h"
 
 namespace qrm::config {
@@ -109,6 +110,37 @@ TEST_CASE("an empty config key is an unknown key, not an exception") {
   REQUIRE_FALSE(p.ok());
   CHECK(p.status().code() == StatusCode::kInvalidArgument);
   CHECK_THAT(p.status().message(), Catch::Contains("unknown key \"\""));
+}
+
+// Found by tests/fuzz/config_fuzz: Boost.Program_options formats its error messages by
+// replacing placeholders until none is left, so a bad value containing "%value%" made the
+// first what() loop forever and hung the binary at start.
+TEST_CASE("a bad value that looks like a message placeholder is reported, not a hang") {
+  testing::TempDir dir;
+  const std::string file = dir.path() + "/placeholder.json";
+  testing::WriteFile(file, R"({"workers": "x%value%') for opti"})");
+  Options from_file;
+  StatusOr<Parsed> p = Run(from_file, {"--config", file});
+  REQUIRE_FALSE(p.ok());
+  CHECK_THAT(p.status().message(),
+             Catch::Contains("workers") && Catch::Contains("x%value%') for opti"));
+  Options from_flag;
+  StatusOr<Parsed> f = Run(from_flag, {"--workers=%original_token%%value%"});
+  REQUIRE_FALSE(f.ok());
+  CHECK_THAT(f.status().message(), Catch::Contains("%original_token%%value%"));
+}
+
+TEST_CASE("PoErrorText reads like Boost's own message") {
+  Options o;
+  try {
+    const char* argv[] = {"prog", "--workers", "many"};
+    po::variables_map vm;
+    po::store(po::parse_command_line(3, argv, o.desc), vm);
+    FAIL("--workers many was accepted");
+  } catch (const po::error& e) {
+    CHECK(PoErrorText(e) == e.what());
+    CHECK_THAT(PoErrorText(e), Catch::Contains("--workers") && Catch::Contains("many"));
+  }
 }
 
 TEST_CASE("durations and sizes") {
