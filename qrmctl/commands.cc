@@ -15,6 +15,7 @@
 #include "plugins/machine/discovery.h"
 #include "qrmctl/admin_client.h"
 #include "qrmctl/cpu_map.h"
+#include "qrmctl/table_cells.h"
 #include "qrmctl/topology_render.h"
 
 namespace qrm::ctl {
@@ -65,17 +66,6 @@ void PrintTable(const std::vector<std::vector<std::string>>& rows) {
   }
 }
 
-std::string Resources(const adm::ContainerAllocation& c) {
-  std::string out;
-  for (const auto& [name, info] : c.resources()) {
-    out +=
-        fmt::format("{}{}={}", out.empty() ? "" : " ", name,
-                    info.allocation_result().empty() ? fmt::format("{}", info.allocated_quantity())
-                                                     : info.allocation_result());
-  }
-  return out.empty() ? "-" : out;
-}
-
 std::string Envs(const adm::ContainerAllocation& c) {
   std::string out;
   std::map<std::string, std::string> sorted(c.envs().begin(), c.envs().end());
@@ -94,7 +84,7 @@ int CmdPlugins(const GlobalOptions& g) {
       {"RESOURCE", "STATE", "STYLE", "REGISTERED", "LAST-ERROR", "SOCKET"}};
   for (const auto& p : r->plugins()) {
     rows.push_back({p.resource_name(), p.state(), p.registration_style(),
-                    Time(p.registered_at_unix()), p.last_error().empty() ? "-" : p.last_error(),
+                    Time(p.registered_at_unix()), ErrorCell(p.last_error()),
                     p.socket_path()});
   }
   PrintTable(rows);
@@ -131,7 +121,7 @@ int CmdAllocations(const GlobalOptions& g, const std::string& pod) {
       rows.push_back({p.namespace_() + "/" + p.name(), c.name(),
                       c.pod_role().empty() ? c.qos_level() : c.qos_level() + "/" + c.pod_role(),
                       c.cpuset_cpus().empty() ? "-" : c.cpuset_cpus(),
-                      c.cpuset_mems().empty() ? "-" : c.cpuset_mems(), Resources(c), Envs(c)});
+                      c.cpuset_mems().empty() ? "-" : c.cpuset_mems(), ResourcesCell(c), Envs(c)});
     }
   }
   PrintTable(rows);

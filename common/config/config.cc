@@ -25,6 +25,14 @@ namespace {
 constexpr const char* kConfigOption = "config";
 constexpr const char* kPrintOption = "print-config";
 constexpr const char* kHelpOption = "help";
+constexpr const char* kCheckOption = "check-config";
+
+// Options that steer the binary rather than configure it: never a config file key, never
+// printed as part of the effective configuration.
+bool IsControlOption(const std::string& name) {
+  return name == kConfigOption || name == kPrintOption || name == kHelpOption ||
+         name == kCheckOption;
+}
 
 std::string Compact(const rapidjson::Value& v) {
   rapidjson::StringBuffer buf;
@@ -89,8 +97,7 @@ StatusOr<po::parsed_options> ParseFile(const std::string& path,
     } catch (const po::error&) {
       d = nullptr;
     }
-    if (d == nullptr || option == kConfigOption || option == kPrintOption ||
-        option == kHelpOption) {
+    if (d == nullptr || IsControlOption(option)) {
       return InvalidArgumentError(
           fmt::format("config {}: unknown key \"{}\" (see --help for the keys)", path, key));
     }
@@ -164,7 +171,10 @@ StatusOr<Parsed> Parse(int argc, const char* const* argv, po::options_descriptio
   desc.add_options()(kHelpOption, "print this help and exit")(
       kConfigOption, po::value<std::string>()->value_name("FILE"),
       "JSON config file; keys are the option names (with '_' or '-'); flags override it")(
-      kPrintOption, "print the effective configuration as JSON and exit");
+      kPrintOption, "print the effective configuration as JSON and exit")(
+      kCheckOption,
+      "validate the configuration against this machine (--sysfs-root, --procfs-root) and exit: "
+      "0 valid, 2 invalid; reads and writes no state");
   Parsed out;
   try {
     po::store(po::command_line_parser(argc, argv).options(desc).run(), out.vm);
@@ -198,7 +208,12 @@ StatusOr<Parsed> Parse(int argc, const char* const* argv, po::options_descriptio
     out.output = EffectiveConfigJson(out.vm, desc) + "\n";
     out.exit = true;
   }
+  out.check_only = out.vm.count(kCheckOption) > 0;
   return out;
+}
+
+std::string CheckConfigOk(std::string_view program, std::string_view machine_summary) {
+  return fmt::format("{}: configuration valid for this machine ({})\n", program, machine_summary);
 }
 
 std::string EffectiveConfigJson(const po::variables_map& vm, const po::options_description& desc) {
@@ -207,7 +222,7 @@ std::string EffectiveConfigJson(const po::variables_map& vm, const po::options_d
   w.StartObject();
   for (const auto& d : desc.options()) {
     const std::string& name = d->long_name();
-    if (name == kConfigOption || name == kPrintOption || name == kHelpOption) continue;
+    if (IsControlOption(name)) continue;
     auto it = vm.find(name);
     if (it == vm.end()) continue;
     const std::string key = KeyOf(name);

@@ -26,10 +26,17 @@ struct Parsed {
   // --help or --print-config was given: the binary prints `output` to stdout and exits 0.
   bool exit = false;
   std::string output;
+  // --check-config was given: the binary validates its configuration against the machine it
+  // reads (--sysfs-root, --procfs-root) as it would at start, reads and writes no state, starts
+  // nothing, prints one line and exits 0 (valid) or 2 (the error, naming key and value).
+  bool check_only = false;
 };
 
-// Adds --config FILE, --print-config and --help to `desc`, then parses and validates (the
-// options' notifiers run, so their targets are set when this returns OK).
+// The line a binary prints when --check-config found nothing wrong.
+std::string CheckConfigOk(std::string_view program, std::string_view machine_summary);
+
+// Adds --config FILE, --print-config, --check-config and --help to `desc`, then parses and
+// validates (the options' notifiers run, so their targets are set when this returns OK).
 StatusOr<Parsed> Parse(int argc, const char* const* argv,
                        boost::program_options::options_description& desc);
 

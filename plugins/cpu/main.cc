@@ -115,6 +115,20 @@ int SetPools(const Flags& f) {
   return 0;
 }
 
+// --check-config: everything Create validates against the machine, with no state directory
+// (nothing read, written or watched).
+int CheckConfig(const qrm::machine::MachineTopology& topology, qrm::cpu::CpuPluginConfig config) {
+  config.state_dir.clear();
+  config.pool_control_file.clear();
+  auto plugin = qrm::cpu::CpuPlugin::Create(topology, config);
+  if (!plugin.ok()) {
+    std::cerr << kProgram << ": " << plugin.status().message() << "\n";
+    return 2;
+  }
+  std::cout << qrm::config::CheckConfigOk(kProgram, topology.Summary());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -146,6 +160,10 @@ int main(int argc, char** argv) {
   if (!topology.ok()) {
     log->error("cannot read the machine: {}", topology.status().ToString());
     return 1;
+  }
+  if (parsed->check_only) {
+    (void)qrm::ConfigureLogging("warn", f.log_format);
+    return CheckConfig(*topology, f.plugin);
   }
   log->info("machine: {}", topology->Summary());
   auto plugin = qrm::cpu::CpuPlugin::Create(*topology, f.plugin);

@@ -10,6 +10,7 @@
 
 #include "checkpoint/state_file.h"
 #include "common/json_string.h"
+#include "common/log.h"
 #include "common/quote.h"
 
 namespace qrm::cpu {
@@ -291,7 +292,15 @@ StatusOr<std::optional<CpuState>> StateCheckpoint::Load(const CpuLayout& layout)
 
 Status StateCheckpoint::Save(const CpuLayout& layout, const CpuState& state) const {
   if (path_.empty()) return Status::Ok();
-  return checkpoint::Write(path_, kStateVersion, EncodeState(layout, state), options_);
+  Status s = checkpoint::Write(path_, kStateVersion, EncodeState(layout, state), options_);
+  // The caller undoes the change and the host logs the refused call with its pod; this line
+  // is the plugin's own record of why (a full or read-only disk is the operator's to fix).
+  if (!s.ok()) {
+    Logger("cpu-plugin")
+        ->error("cannot write the CPU state file {}: {} (the change is undone)", path_,
+                s.ToString());
+  }
+  return s;
 }
 
 Status StateCheckpoint::MoveAside() const {

@@ -25,6 +25,17 @@ int UsageError(const std::string& message) {
   return 2;
 }
 
+// --check-config: everything Create validates against the machine, with no state directory
+// (nothing read or written).
+int CheckConfig(qrm::memory::MemoryPluginConfig config,
+                const qrm::machine::MachineTopology& machine) {
+  config.state_dir.clear();
+  auto plugin = qrm::memory::MemoryPlugin::Create(config, machine);
+  if (!plugin.ok()) return UsageError(plugin.status().message());
+  std::cout << qrm::config::CheckConfigOk(kProgram, machine.Summary());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -87,6 +98,10 @@ int main(int argc, char** argv) {
     return 1;
   }
   for (const std::string& w : machine->warnings) log->warn("discovery: {}", w);
+  if (parsed->check_only) {
+    (void)qrm::ConfigureLogging("warn", log_format);
+    return CheckConfig(config, *machine);
+  }
   log->info("machine: {}", machine->Summary());
 
   // Restore before serving: the host must never see a plugin that forgot what it handed out.

@@ -27,6 +27,21 @@ int UsageError(const std::string& message) {
   return 2;
 }
 
+// --check-config: everything Create validates against the machine, with no state directory
+// (nothing read or written).
+int CheckConfig(qrm::nic::NicPluginConfig config, const qrm::machine::MachineTopology& machine) {
+  // At start an allowlist entry that matches nothing is a warning (the NIC may be renamed or
+  // arrive later); a check names it, since the configuration does not fit this machine.
+  std::vector<std::string> warnings;
+  (void)qrm::nic::BuildInventory(machine, config, &warnings);
+  if (!warnings.empty()) return UsageError(warnings.front());
+  config.state_dir.clear();
+  auto plugin = qrm::nic::NicPlugin::Create(config, machine);
+  if (!plugin.ok()) return UsageError(plugin.status().message());
+  std::cout << qrm::config::CheckConfigOk(kProgram, machine.Summary());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -103,6 +118,10 @@ int main(int argc, char** argv) {
     return 1;
   }
   for (const std::string& w : machine->warnings) log->warn("discovery: {}", w);
+  if (parsed->check_only) {
+    (void)qrm::ConfigureLogging("warn", log_format);
+    return CheckConfig(config, *machine);
+  }
   log->info("machine: {}", machine->Summary());
 
   // Restore before serving: the host must never see a plugin that forgot what it handed out.

@@ -16,6 +16,7 @@
 #include "common/malloc_tuning.h"
 #include "cri-shim/cri_shim.h"
 #include "qrm/admin/admin_server.h"
+#include "qrm/host/numa_sysfs.h"
 #include "qrm/main/host_config.h"
 #include "qrm/main/host_metrics.h"
 #include "qrm/podresources/pod_resources_server.h"
@@ -26,6 +27,19 @@ int WaitForSignal(const sigset_t& set) {
   int sig = 0;
   sigwait(&set, &sig);
   return sig;
+}
+
+// --check-config: the flags are valid (Finish) and the machine's NUMA layout can be read from
+// --sysfs-root; nothing is started, no socket or state file is touched.
+int CheckConfig(const qrm::host::HostConfig& config) {
+  auto numa = qrm::host::LoadNumaInfo(config.host.sysfs_root);
+  if (!numa.ok()) {
+    std::fprintf(stderr, "qrm-host: sysfs_root: %s\n", numa.status().message().c_str());
+    return 2;
+  }
+  const std::string summary = std::to_string(numa->nodes().size()) + " NUMA node(s)";
+  std::fputs(qrm::config::CheckConfigOk("qrm-host", summary).c_str(), stdout);
+  return 0;
 }
 
 }  // namespace
@@ -57,6 +71,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "qrm-host: %s\n", config.status().message().c_str());
     return 2;
   }
+  if (parsed->check_only) return CheckConfig(*config);
   if (!qrm::ConfigureLogging(config->log_level, config->log_format)) {
     std::fprintf(stderr, "qrm-host: log_level: invalid value \"%s\"\n", config->log_level.c_str());
     return 2;

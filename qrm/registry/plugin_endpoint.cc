@@ -27,6 +27,23 @@ bool PluginEndpoint::stopped() const {
   return stopped_since_.has_value();
 }
 
+namespace {
+
+bool IsRefusal(const Status& status) {
+  switch (status.code()) {
+    case StatusCode::kInvalidArgument:
+    case StatusCode::kResourceExhausted:
+    case StatusCode::kFailedPrecondition:
+    case StatusCode::kNotFound:
+    case StatusCode::kAlreadyExists:
+    case StatusCode::kOutOfRange:
+    case StatusCode::kPermissionDenied: return true;
+    default: return false;
+  }
+}
+
+}  // namespace
+
 std::optional<Clock::time_point> PluginEndpoint::stopped_since() const {
   std::lock_guard lock(mu_);
   return stopped_since_;
@@ -54,6 +71,10 @@ void PluginEndpoint::MarkStopped(const std::string& reason) {
 }
 
 void PluginEndpoint::RecordError(const Status& status) {
+  // A refusal (the request does not fit, is malformed, names nothing the plugin holds) is the
+  // plugin working: it is the caller's error and the caller reports it. Only failures of the
+  // plugin itself are its last error (qrmctl plugins, admin API).
+  if (IsRefusal(status)) return;
   {
     std::lock_guard lock(mu_);
     last_error_ = status.ToString();

@@ -20,6 +20,7 @@
 //   --fail METHOD             fail this RPC with INTERNAL (Allocate, GetTopologyHints,
 //                             RemovePod); repeatable
 //   --fail-unavailable        --fail answers UNAVAILABLE instead of INTERNAL
+//   --fail-exhausted          --fail answers RESOURCE_EXHAUSTED (a refusal: does not fit)
 //   --hang METHOD             sleep 1 h in this RPC; repeatable
 //   --state FILE              persist allocations durably to this checkpoint
 //   --call-log FILE           append "METHOD pod_uid container" per call
@@ -50,6 +51,7 @@ struct Config {
   bool need_reconcile = false;
   bool pod_hints = false;
   bool fail_unavailable = false;
+  bool fail_exhausted = false;
 };
 
 class TestPlugin final : public sdk::ResourcePlugin {
@@ -170,6 +172,7 @@ class TestPlugin final : public sdk::ResourcePlugin {
     if (config_.fail.count(method)) {
       const std::string message =
           fmt::format("{} failed as configured (--fail {})", method, method);
+      if (config_.fail_exhausted) return ResourceExhaustedError(message);
       return config_.fail_unavailable ? UnavailableError(message) : InternalError(message);
     }
     return Status::Ok();
@@ -243,7 +246,7 @@ int main(int argc, char** argv) {
       "result", po::value(&config.result))("quantity", po::value(&config.quantity))(
       "oci-property", po::value(&config.oci_property)->default_value("CpusetMems"))(
       "result-file", po::value(&config.result_file))("need-reconcile", "")("pod-hints", "")(
-      "fail-unavailable", "")("fail", po::value(&fail)->composing())(
+      "fail-unavailable", "")("fail-exhausted", "")("fail", po::value(&fail)->composing())(
       "hang", po::value(&hang)->composing())("state", po::value(&config.state))(
       "call-log", po::value(&config.call_log));
   po::variables_map vm;
@@ -258,6 +261,7 @@ int main(int argc, char** argv) {
   config.need_reconcile = vm.count("need-reconcile") > 0;
   config.pod_hints = vm.count("pod-hints") > 0;
   config.fail_unavailable = vm.count("fail-unavailable") > 0;
+  config.fail_exhausted = vm.count("fail-exhausted") > 0;
   config.fail.insert(fail.begin(), fail.end());
   config.hang.insert(hang.begin(), hang.end());
   TestPlugin plugin(config);

@@ -195,5 +195,23 @@ TEST_CASE("a plugin answering UNAVAILABLE itself is not a stopped plugin", "[reg
   CHECK(f.Calls("test.qrm.io/busy", "Allocate") == 2);
 }
 
+TEST_CASE("a refusal is the caller's error and not the plugin's last error", "[registry]") {
+  // A capacity refusal used to fill qrmctl plugins' LAST-ERROR column (300-character rows)
+  // although the plugin was working as it should.
+  HostFixture f;
+  Host& host = f.StartHost();
+  f.StartPlugin("test.qrm.io/full", {"--fail", "Allocate", "--fail-exhausted"});
+  f.StartPlugin("test.qrm.io/broken", {"--fail", "Allocate"});
+  REQUIRE(f.WaitRegistered("test.qrm.io/full"));
+  REQUIRE(f.WaitRegistered("test.qrm.io/broken"));
+  auto refused = host.admission().Admit(Request("p1", "c", {{"test.qrm.io/full", 1}}));
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.status().code() == StatusCode::kResourceExhausted);
+  CHECK(host.registry().Find("test.qrm.io/full")->last_error().empty());
+  REQUIRE_FALSE(host.admission().Admit(Request("p2", "c", {{"test.qrm.io/broken", 1}})).ok());
+  CHECK_THAT(host.registry().Find("test.qrm.io/broken")->last_error(),
+             Catch::Contains("INTERNAL") && Catch::Contains("failed as configured"));
+}
+
 }  // namespace
 }  // namespace qrm::host::testing

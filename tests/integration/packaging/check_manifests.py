@@ -6,9 +6,10 @@
 Every DaemonSet: in qrm-system, annotated qrm.io/skip: "true" (qrm must not admit its own
 pods), no hostPID, runs /usr/local/bin/<its name> with --config /etc/qrm/<its name>.json from
 the qrm-config ConfigMap, every path flag (--sysfs-root, ...) names a mounted directory,
-every mount has a volume, and hostPath volumes are only the node directories qrm uses.
-The ConfigMap holds exactly examples/configs/example3 (compared as JSON), and
-kustomization.yaml lists every manifest. Exits 77 (CTest: skipped) without PyYAML.
+every mount has a volume, hostPath volumes are only the node directories qrm uses, and the
+liveness/readiness probes ask /healthz and /readyz at the metrics_address its configuration
+sets (hostNetwork when that is the node's loopback). The ConfigMap holds exactly
+examples/configs/portable (compared as JSON), and kustomization.yaml lists every manifest. Exits 77 (CTest: skipped) without PyYAML.
 """
 import json
 import pathlib
@@ -25,7 +26,7 @@ SKIP_ANNOTATION = "qrm.io/skip"
 ALLOWED_HOST_PATHS = {"/var/run/qrm", "/var/lib/qrm", "/run/containerd", "/sys", "/proc",
                       "/var/run/netns"}
 PATH_FLAGS = ("--sysfs-root", "--procfs-root", "--netns-dir")
-CONFIG_EXAMPLE = "example3"
+CONFIG_EXAMPLE = "portable"
 
 errors = []
 
@@ -47,7 +48,26 @@ def mounted(path, mounts):
                for m in mounts)
 
 
-def check_daemonset(where, ds, config_keys):
+def check_probes(where, spec, container, config):
+    """Probes reach the health endpoint the binary's configuration opens."""
+    address = config.get("metrics_address", "")
+    if ":" not in address:
+        fail(where, f"the configuration sets no metrics_address for the probes ({address!r})")
+        return
+    host, port = address.rsplit(":", 1)
+    if host.startswith("127.") and not spec.get("hostNetwork"):
+        fail(where, f"metrics_address {address} is the node's loopback but hostNetwork is off")
+    for probe, path in (("livenessProbe", "/healthz"), ("readinessProbe", "/readyz")):
+        get = container.get(probe, {}).get("httpGet")
+        if not get:
+            fail(where, f"no {probe} (httpGet {path})")
+            continue
+        got = (str(get.get("host", "")), str(get.get("port")), get.get("path"))
+        if got != (host, port, path):
+            fail(where, f"{probe} asks {got}, expected {(host, port, path)}")
+
+
+def check_daemonset(where, ds, config_keys, configs):
     name = ds["metadata"]["name"]
     if ds["metadata"].get("namespace") != NAMESPACE:
         fail(where, f"namespace is {ds['metadata'].get('namespace')!r}, not {NAMESPACE}")
@@ -93,6 +113,7 @@ def check_daemonset(where, ds, config_keys):
             value = flag_value(args, flag)
             if value is not None and not mounted(value, mounts):
                 fail(where, f"{flag} {value} is not a mounted directory")
+        check_probes(where, spec, container, configs.get(f"{name}.json", {}))
 
 
 def main():
@@ -134,7 +155,8 @@ def main():
     if names != sorted(["qrm-host", "qrm-cpu-plugin", "qrm-memory-plugin", "qrm-nic-plugin"]):
         fail("daemonsets", f"unexpected set {names}")
     for file_name, ds in daemonsets:
-        check_daemonset(f"{file_name} ({ds['metadata']['name']})", ds, set(data))
+        parsed = {key: json.loads(text) for key, text in data.items()}
+        check_daemonset(f"{file_name} ({ds['metadata']['name']})", ds, set(data), parsed)
 
     for error in errors:
         print(error)

@@ -1,5 +1,6 @@
 # The systemd units in examples/deploy/systemd: each runs its own binary with
-# --config /etc/qrm/<binary>.json, restarts on failure, and systemd accepts every line.
+# --config /etc/qrm/<binary>.json, restarts on failure, creates its directories 0700, and
+# systemd accepts every line.
 #
 # `systemd-analyze verify` only warns about unknown keys or bad values (exit 0), so any
 # output fails the test. It also checks that ExecStart= is executable: the units are copied
@@ -31,6 +32,14 @@ foreach(unit IN LISTS units)
     string(FIND "${text}" "\n${line}" at)
     if(at EQUAL -1)
       qrm_fail("${unit}: lacks ${line}")
+    endif()
+  endforeach()
+  # Directories systemd creates are 0755 unless told otherwise; operating.md promises 0700.
+  foreach(kind State Runtime)
+    string(FIND "${text}" "\n${kind}Directory=" at)
+    string(FIND "${text}" "\n${kind}DirectoryMode=0700\n" mode_at)
+    if(NOT at EQUAL -1 AND mode_at EQUAL -1)
+      qrm_fail("${unit}: ${kind}Directory= without ${kind}DirectoryMode=0700")
     endif()
   endforeach()
 

@@ -1,9 +1,14 @@
 // Restart from the checkpoint: same answers, nothing handed out twice, other machines refused,
 // failed writes leave no trace.
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
+#include <sstream>
+
+#include <spdlog/sinks/ostream_sink.h>
 
 #include "checkpoint/checkpoint_file.h"
+#include "common/log.h"
 #include "common/metrics/metrics.h"
 #include "common/protocol_annotations.h"
 #include "tests/unit/cpu_plugin/cpu_test_util.h"
@@ -202,11 +207,20 @@ TEST_CASE("a failed checkpoint write fails the call and changes nothing", "[cpu]
   const CpuState before = plugin->state();
   const std::string file_before = qrm::testing::ReadFile(dir.File("cpu_plugin_state"));
 
+  // The plugin says why in its own log (it used to say nothing).
+  auto log = std::make_shared<std::ostringstream>();
+  auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(*log);
+  qrm::Logger("cpu-plugin")->sinks().push_back(sink);
   *fail = true;
   auto alloc = plugin->Allocate(WithHint(Request("s", "storage-service", 20), {0}));
+  auto& sinks = qrm::Logger("cpu-plugin")->sinks();
+  sinks.erase(std::remove(sinks.begin(), sinks.end(), sink), sinks.end());
   REQUIRE_FALSE(alloc.ok());
   CHECK(alloc.status().code() == StatusCode::kResourceExhausted);
   CHECK_THAT(alloc.status().message(), Catch::Contains("injected: disk full"));
+  CHECK_THAT(log->str(), Catch::Contains("cannot write the CPU state file") &&
+                             Catch::Contains(dir.File("cpu_plugin_state")) &&
+                             Catch::Contains("injected: disk full"));
   CHECK(plugin->state() == before);
   CHECK(plugin->RemovePod("web").code() == StatusCode::kResourceExhausted);
   CHECK(plugin->state() == before);
