@@ -18,6 +18,8 @@
 #   lib/libqrm_sdk.a, ...
 #   lib/cmake/qrm/qrmConfig.cmake, qrmConfigVersion.cmake, qrmTargets*.cmake
 #   share/qrm/examples/{configs,deploy}/...
+#   share/qrm/proto/*.proto (the protocols a plugin or a pod-resources client speaks)
+#   share/qrm/examples/accelerator-slots/ (the example plugin's sources, a project of its own)
 
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
@@ -143,3 +145,19 @@ foreach(dir configs deploy)
             COMPONENT runtime)
   endif()
 endforeach()
+
+# --- What a plugin author starts from ----------------------------------------------------
+# The protocol definitions docs/plugin-authoring.md links to, for authors who generate their
+# own code (another language, another gRPC version) or read them beside the headers.
+install(FILES
+    ${PROJECT_SOURCE_DIR}/api/resourceplugin_v1alpha1.proto
+    ${PROJECT_SOURCE_DIR}/api/pluginregistration_v1.proto
+    ${PROJECT_SOURCE_DIR}/api/podresources_v1.proto
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/qrm/proto
+  COMPONENT development)
+# The example plugin's sources: a CMake project of its own that builds against this install
+# (copy it to start a plugin). USE_SOURCE_PERMISSIONS keeps tests/smoke_test.sh executable.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/accelerator-slots
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/qrm/examples
+  COMPONENT development
+  USE_SOURCE_PERMISSIONS)

@@ -9,6 +9,7 @@
 
 #include "checkpoint/checkpoint_file.h"
 #include "common/log.h"
+#include "common/protocol_annotations.h"
 
 namespace qrm::example {
 namespace {
@@ -88,9 +89,10 @@ StatusOr<int> AccelPlugin::RequestedSlots(const pb::ResourceRequest& req) const 
   return static_cast<int>(quantity);
 }
 
+// [guide:hints]
 StatusOr<pb::ResourceHintsResponse> AccelPlugin::GetTopologyHints(const pb::ResourceRequest& req) {
   StatusOr<int> n = RequestedSlots(req);
-  if (!n.ok()) return n.status().WithContext(fmt::format("{}", Ref(req)));
+  if (!n.ok()) return n.status();
   pb::ResourceHintsResponse resp;
   EchoIdentity(req, config_.resource, &resp);
   // Nothing requested: leave our resource out of resource_hints altogether.
@@ -114,10 +116,12 @@ StatusOr<pb::ResourceHintsResponse> AccelPlugin::GetTopologyHints(const pb::Reso
   }
   return resp;
 }
+// [guide:end]
 
+// [guide:allocate]
 StatusOr<pb::ResourceAllocationResponse> AccelPlugin::Allocate(const pb::ResourceRequest& req) {
   StatusOr<int> n = RequestedSlots(req);
-  if (!n.ok()) return n.status().WithContext(fmt::format("{}", Ref(req)));
+  if (!n.ok()) return n.status();  // the host prefixes the pod and container itself
   pb::ResourceAllocationResponse resp;
   EchoIdentity(req, config_.resource, &resp);
   auto& allocations = *resp.mutable_allocation_result()->mutable_resource_allocation();
@@ -130,23 +134,12 @@ StatusOr<pb::ResourceAllocationResponse> AccelPlugin::Allocate(const pb::Resourc
     allocations[config_.resource] = InfoFor(*held);
     return resp;
   }
-  if (*n == 0) return resp;  // nothing to hold, nothing to record
+  if (*n == 0) return resp;  // nothing to hold: no entry, nothing recorded
 
-  // The hint is the host's merged NUMA affinity. No nodes means "anywhere".
-  NumaMask within = pool_.nodes();
-  if (req.hint().nodes_size() > 0) {
-    std::vector<int64_t> ids;
-    for (uint64_t id : req.hint().nodes()) {
-      ids.push_back(id > 1000 ? 1000 : static_cast<int64_t>(id));  // FromNodes names it
-    }
-    StatusOr<NumaMask> mask = NumaMask::FromNodes(ids);
-    if (!mask.ok()) return mask.status().WithContext(fmt::format("{}: hint.nodes", Ref(req)));
-    within = *mask;
-  }
-  StatusOr<Grant> grant = pool_.Take(*n, within);
-  if (!grant.ok()) {
-    return grant.status().WithContext(fmt::format("{}: {} = {}", Ref(req), config_.resource, *n));
-  }
+  StatusOr<NumaMask> within = HintNodes(req);
+  if (!within.ok()) return within.status();
+  StatusOr<Grant> grant = TakeFor(req, *n, *within);
+  if (!grant.ok()) return grant.status().WithContext(fmt::format("{} = {}", config_.resource, *n));
 
   // Record, then persist before answering: once the host hears "allocated" it
   // starts the container, so the grant must survive our own crash.
@@ -154,19 +147,50 @@ StatusOr<pb::ResourceAllocationResponse> AccelPlugin::Allocate(const pb::Resourc
   pod.name = req.pod_name();
   pod.ns = req.pod_namespace();
   ContainerSlots& slots = pod.containers[req.container_name()];
-  slots = {*grant, within, req.hint().preferred()};
+  slots = {*grant, *within, req.hint().preferred()};
   if (Status saved = Save(); !saved.ok()) {
     // Undo, so memory matches the file; the host rolls the admission back.
     pool_.Release(*grant);
     pod.containers.erase(req.container_name());
     if (pod.containers.empty()) pods_.erase(req.pod_uid());
-    return saved.WithContext(fmt::format("{}: persisting the allocation", Ref(req)));
+    return saved.WithContext("persisting the allocation");
   }
   allocations[config_.resource] = InfoFor(slots);
   Logger("accel-slots")
       ->info("{}: allocated {} (free: {})", Ref(req), grant->ToString(), pool_.FreeSummary());
   return resp;
 }
+// [guide:end]
+
+StatusOr<NumaMask> AccelPlugin::HintNodes(const pb::ResourceRequest& req) const {
+  // qrm-host always sends the merged affinity; under topology policy `none` that is every
+  // NUMA node of the machine, not preferred. A caller that sends no nodes means "anywhere".
+  if (req.hint().nodes_size() == 0) return pool_.nodes();
+  std::vector<int64_t> ids;
+  for (uint64_t id : req.hint().nodes()) {
+    ids.push_back(id > 1000 ? 1000 : static_cast<int64_t>(id));  // FromNodes names it
+  }
+  StatusOr<NumaMask> mask = NumaMask::FromNodes(ids);
+  if (!mask.ok()) return mask.status().WithContext("hint.nodes");
+  return mask;
+}
+
+// [guide:previous-allocation]
+StatusOr<Grant> AccelPlugin::TakeFor(const pb::ResourceRequest& req, int n, NumaMask within) {
+  // A replay after this plugin lost its state: the host names what the
+  // container got from us before. Take exactly that again while it is free,
+  // so that what the running container was told (ACCEL_NUMA_NODES) stays true.
+  auto previous = req.annotations().find(kPreviousAllocationAnnotation);
+  if (previous != req.annotations().end()) {
+    StatusOr<Grant> before = Grant::Parse(previous->second);
+    if (before.ok() && before->Total() == n && pool_.Reserve(*before).ok()) return before;
+    Logger("accel-slots")
+        ->warn("{}: cannot give back {} \"{}\"; allocating anew", Ref(req),
+               kPreviousAllocationAnnotation, previous->second);
+  }
+  return pool_.Take(n, within);
+}
+// [guide:end]
 
 const AccelPlugin::ContainerSlots* AccelPlugin::Find(const std::string& pod_uid,
                                                      const std::string& container) const {
@@ -207,7 +231,7 @@ Status AccelPlugin::RemovePod(const std::string& pod_uid) {
     // Keep holding the slots: the host keeps the pod and calls us again.
     for (const auto& [name, slots] : removed.containers) (void)pool_.Reserve(slots.grant);
     pods_[pod_uid] = std::move(removed);
-    return saved.WithContext(fmt::format("pod={}: persisting the release", pod_uid));
+    return saved.WithContext("persisting the release");
   }
   Logger("accel-slots")->info("pod={}: released (free: {})", pod_uid, pool_.FreeSummary());
   return Status::Ok();
@@ -387,6 +411,25 @@ Status AccelPlugin::Load() {
     if (entry.containers.empty()) pods_.erase(uid);
   }
   log->info("restored {} pod(s) from {} (free: {})", pods_.size(), path, pool_.FreeSummary());
+  return Status::Ok();
+}
+
+Status AdoptLegacyStateFile(const std::string& legacy, const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::exists(legacy, ec)) return Status::Ok();
+  if (fs::exists(path, ec)) {
+    Logger("accel-slots")->warn("state file {} exists; ignoring the old {}", path, legacy);
+    return Status::Ok();
+  }
+  const fs::path dir = fs::path(path).parent_path();
+  if (!dir.empty()) fs::create_directories(dir, ec);
+  if (!ec) fs::rename(legacy, path, ec);  // same file system under /var/lib/qrm: atomic
+  if (ec) {
+    return ErrnoError(ec.value(), "move the old state file to the state directory",
+                      fmt::format("{} -> {}", legacy, path));
+  }
+  Logger("accel-slots")->info("moved the old state file {} to {}", legacy, path);
   return Status::Ok();
 }
 

@@ -23,6 +23,10 @@ namespace qrm::example {
 namespace pb = ::resourceplugin::v1alpha1;
 
 inline constexpr const char* kDefaultResource = "example.qrm.io/accel-slots";
+// Where the state lives by default: a directory of the plugin's own, never the plugin (socket)
+// directory, which the host and other plugins share and which operators clean.
+inline constexpr const char* kDefaultStateDir = "/var/lib/qrm/accel-slots";
+inline constexpr const char* kStateFileName = "accel-slots.json";
 // Version of the state file's `data` schema (see accel_plugin.cc, Save).
 inline constexpr uint32_t kStateVersion = 1;
 
@@ -77,6 +81,11 @@ class AccelPlugin final : public sdk::ResourcePlugin {
   StatusOr<int> RequestedSlots(const pb::ResourceRequest& req) const;
   // What the container holds, or null. Called with mu_ held.
   const ContainerSlots* Find(const std::string& pod_uid, const std::string& container) const;
+  // The NUMA nodes of req.hint(), or all of ours when it names none.
+  StatusOr<NumaMask> HintNodes(const pb::ResourceRequest& req) const;
+  // `n` slots within `within`, or exactly the previous grant when the request is the host's
+  // replay after a lost state (annotation qrm.io/previous-allocation). Called with mu_ held.
+  StatusOr<Grant> TakeFor(const pb::ResourceRequest& req, int n, NumaMask within);
   pb::ResourceAllocationInfo InfoFor(const ContainerSlots& slots) const;
   pb::TopologyAwareResource TopologyAwareFor(const Grant& grant) const;
 
@@ -89,5 +98,11 @@ class AccelPlugin final : public sdk::ResourcePlugin {
   SlotPool pool_;
   std::map<std::string, PodSlots> pods_;  // by pod UID
 };
+
+// Earlier versions of the example kept its state in <plugin-dir>/accel-slots.json by default.
+// Moves `legacy` to `path` when `legacy` exists and `path` does not (creating path's
+// directory), so that an upgrade keeps its allocations; otherwise does nothing (both existing:
+// `path` wins and `legacy` is left alone, with a warning). Errors name both paths.
+Status AdoptLegacyStateFile(const std::string& legacy, const std::string& path);
 
 }  // namespace qrm::example

@@ -7,59 +7,59 @@
 //
 //   qrm-example-accel-plugin [--plugin-dir DIR] [--resource NAME]
 //                            [--numa-nodes LIST|auto] [--slots-per-node K]
-//                            [--state FILE] [--log-level LEVEL]
-#include <fstream>
+//                            [--state-dir DIR] [--log-level LEVEL]
 #include <iostream>
-#include <sstream>
+#include <optional>
+#include <string>
 
 #include <boost/program_options.hpp>
 
-#include "common/id_list.h"
 #include "common/log.h"
 #include "examples/accelerator-slots/accel_plugin.h"
+#include "plugins/machine/discovery.h"
 #include "plugins/sdk/run.h"
 
 namespace po = boost::program_options;
 
 namespace {
 
-constexpr const char* kSysfsNodeOnline = "/sys/devices/system/node/online";
-
-// The machine's NUMA nodes as the kernel lists them ("0-1"). A kernel without
-// NUMA support has no such file: the whole machine is node 0.
-// (The shared topology discovery library, plugins/machine, arrives later; a
-// plugin of your own would use it instead.)
-qrm::StatusOr<qrm::NumaMask> OnlineNumaNodes() {
-  std::ifstream in(kSysfsNodeOnline);
-  if (!in) return qrm::NumaMask().With(0);
-  std::stringstream text;
-  text << in.rdbuf();
-  auto nodes = qrm::NumaMask::Parse(qrm::TrimSysfsValue(text.str()));
-  if (!nodes.ok()) return nodes.status().WithContext(kSysfsNodeOnline);
-  return nodes;
+// [guide:machine]
+// The machine's NUMA nodes, from qrm's topology discovery (qrm::machine): the
+// same reading of sysfs the bundled plugins use. A kernel without NUMA support
+// reports one node 0.
+qrm::StatusOr<qrm::NumaMask> MachineNumaNodes() {
+  qrm::machine::DiscoveryOptions options;
+  options.discover_nics = false;  // only the nodes matter here
+  qrm::StatusOr<qrm::machine::MachineTopology> machine = qrm::machine::Discover(options);
+  if (!machine.ok()) return machine.status();
+  return machine->NodeMask();
 }
+// [guide:end]
 
-}  // namespace
-
-int main(int argc, char** argv) {
+struct Flags {
   qrm::example::AccelConfig config;
   qrm::sdk::PluginServerOptions server;
   std::string numa_nodes;
+  std::string state_dir;
   std::string log_level;
+};
 
+// Parses the command line into `flags`; returns the exit code to stop with, if any.
+std::optional<int> ParseFlags(int argc, char** argv, Flags& flags) {
   po::options_description desc("qrm-example-accel-plugin options");
   auto add = desc.add_options();
   add("help,h", "print this help");
-  add("plugin-dir", po::value(&server.plugin_dir)->default_value(qrm::sdk::kDefaultPluginDir),
+  add("plugin-dir", po::value(&flags.server.plugin_dir)->default_value(qrm::sdk::kDefaultPluginDir),
       "directory of the host's registration socket and of ours");
-  add("resource", po::value(&config.resource)->default_value(qrm::example::kDefaultResource),
+  add("resource", po::value(&flags.config.resource)->default_value(qrm::example::kDefaultResource),
       "extended resource name this plugin serves");
-  add("numa-nodes", po::value(&numa_nodes)->default_value("0-1"),
-      "NUMA node list (\"0-1,3\"), or \"auto\" to read /sys/devices/system/node/online");
-  add("slots-per-node", po::value(&config.slots_per_node)->default_value(4),
+  add("numa-nodes", po::value(&flags.numa_nodes)->default_value("auto"),
+      "NUMA node list (\"0-1,3\"), or \"auto\" for this machine's nodes");
+  add("slots-per-node", po::value(&flags.config.slots_per_node)->default_value(4),
       "accelerator slots on each NUMA node");
-  add("state", po::value(&config.state_path), "state file (default <plugin-dir>/accel-slots.json)");
-  add("log-level", po::value(&log_level)->default_value("info"),
+  add("state-dir", po::value(&flags.state_dir)->default_value(qrm::example::kDefaultStateDir),
+      "directory of the state file (accel-slots.json)");
+  add("log-level", po::value(&flags.log_level)->default_value("info"),
       "trace, debug, info, warn, error, critical or off");
 
   po::variables_map vm;
@@ -74,29 +74,47 @@ int main(int argc, char** argv) {
     std::cout << desc;
     return 0;
   }
-  if (!qrm::ConfigureLogging(log_level)) {
-    std::cerr << "qrm-example-accel-plugin: unknown --log-level \"" << log_level << "\"\n";
+  if (!qrm::ConfigureLogging(flags.log_level)) {
+    std::cerr << "qrm-example-accel-plugin: unknown --log-level \"" << flags.log_level << "\"\n";
     return 2;
   }
+  return std::nullopt;
+}
 
-  auto nodes = numa_nodes == "auto" ? OnlineNumaNodes() : qrm::NumaMask::Parse(numa_nodes);
+}  // namespace
+
+// [guide:main]
+int main(int argc, char** argv) {
+  Flags flags;
+  if (std::optional<int> exit_code = ParseFlags(argc, argv, flags)) return *exit_code;
+
+  auto nodes =
+      flags.numa_nodes == "auto" ? MachineNumaNodes() : qrm::NumaMask::Parse(flags.numa_nodes);
   if (!nodes.ok()) {
     std::cerr << "qrm-example-accel-plugin: --numa-nodes: " << nodes.status().ToString() << "\n";
     return 2;
   }
+  qrm::example::AccelConfig& config = flags.config;
   config.numa_nodes = *nodes;
-  // The state file sits next to the sockets by default: the host's stale
-  // socket purge only ever removes sockets, never other files.
-  if (config.state_path.empty()) config.state_path = server.plugin_dir + "/accel-slots.json";
+  config.state_path = flags.state_dir + "/" + qrm::example::kStateFileName;
+  auto log = qrm::Logger("accel-slots");
+  // Earlier versions kept the state file in the plugin directory by default.
+  const std::string legacy = flags.server.plugin_dir + "/" + qrm::example::kStateFileName;
+  if (qrm::Status moved = qrm::example::AdoptLegacyStateFile(legacy, config.state_path);
+      !moved.ok()) {
+    log->error("cannot start: {}", moved.ToString());
+    return 1;
+  }
 
   // Restore before serving: the host must never see a plugin that has
   // forgotten what it handed out.
   auto plugin = qrm::example::AccelPlugin::Create(config);
   if (!plugin.ok()) {
-    qrm::Logger("accel-slots")->error("cannot start: {}", plugin.status().ToString());
+    log->error("cannot start: {}", plugin.status().ToString());
     return 1;
   }
   // Serves the plugin and keeps it registered until SIGTERM or SIGINT. Run
   // must come before anything starts threads (it blocks those signals).
-  return qrm::sdk::Run(**plugin, server);
+  return qrm::sdk::Run(**plugin, flags.server);
 }
+// [guide:end]

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdio>
 
 #include <fmt/format.h>
 
@@ -27,6 +28,33 @@ std::string Grant::ToString() const {
     out += fmt::format("{}node{}:{}", out.empty() ? "" : ",", node, slots);
   }
   return out;
+}
+
+StatusOr<Grant> Grant::Parse(const std::string& text) {
+  const auto bad = [&text](const std::string& why) {
+    return InvalidArgumentError(
+        fmt::format("grant \"{}\": {} (expected the form \"node0:2,node1:1\")", text, why));
+  };
+  Grant grant;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    const size_t comma = std::min(text.find(',', pos), text.size());
+    const std::string element = text.substr(pos, comma - pos);
+    int node = -1;
+    int slots = 0;
+    char extra = 0;
+    if (std::sscanf(element.c_str(), "node%d:%d%c", &node, &slots, &extra) != 2 || node < 0 ||
+        slots < 1) {
+      return bad(fmt::format("element \"{}\" is not node<N>:<slots>", element));
+    }
+    if (!grant.slots_by_node.emplace(node, slots).second) {
+      return bad(fmt::format("node {} appears twice", node));
+    }
+    pos = comma + 1;
+  }
+  // sscanf tolerates signs and spaces; what we wrote has neither, in node order.
+  if (grant.ToString() != text) return bad("not in the form ToString writes");
+  return grant;
 }
 
 StatusOr<SlotPool> SlotPool::Create(NumaMask nodes, int slots_per_node) {

@@ -3,8 +3,8 @@
 // The example pretends every NUMA node has K "accelerator slots" and hands them
 // out to containers. Keeping the pure allocation logic in a class of its own is
 // the first thing we recommend to a plugin author: it is where the bugs are,
-// and here it can be unit-tested in microseconds (tests/integration/example/
-// slot_pool_test.cc) without starting a host or a socket.
+// and here it can be unit-tested in microseconds (tests/slot_pool_test.cc) without starting a host
+// or a socket.
 //
 // The pool only counts free slots per node. Who holds which slots is the
 // plugin's business (accel_plugin.h): the pool is told what to take, what to
@@ -32,6 +32,9 @@ struct Grant {
   NumaMask Nodes() const;
   // "node0:2,node1:1": the allocation_result the plugin reports.
   std::string ToString() const;
+  // The inverse of ToString. kInvalidArgument naming `text` when it is not that form (each
+  // node once, slots >= 1).
+  static StatusOr<Grant> Parse(const std::string& text);
 
   friend bool operator==(const Grant&, const Grant&) = default;
 };

@@ -18,13 +18,13 @@ class ExampleFixture : public HostFixture {
  public:
   ~ExampleFixture() { StopHost(); }  // the host goes first, then the plugin
 
-  std::string state_file() const { return File("accel-slots.json"); }
+  std::string state_dir() const { return File("accel-state"); }
 
   // HostFixture::StartPlugin runs qrm-test-plugin; the example has flags of its own.
   void StartExample() {
     example_ = std::make_unique<ChildProcess>(
         std::vector<std::string>{QRM_EXAMPLE_PLUGIN, "--plugin-dir", plugin_dir(), "--numa-nodes",
-                                 "0-1", "--slots-per-node", "4", "--state", state_file()},
+                                 "0-1", "--slots-per-node", "4", "--state-dir", state_dir()},
         File("example.log"));
   }
   // SIGTERM, as a kubelet or systemd would; returns the wait status.

@@ -1,9 +1,13 @@
-# The example plugin builds out of tree against an installed qrm.
+# The example plugin builds and passes its tests out of tree, the way docs/plugin-authoring.md
+# tells a plugin author to start.
 #
 # Installs the development component of the qrm build into a fresh prefix, checks that the
 # installed CMake package is self-contained (no path into the qrm source or build tree, no
-# -Werror for consumers), configures examples/accelerator-slots as a project of its own with
-# CMAKE_PREFIX_PATH=<prefix>, builds it and runs the plugin with --help.
+# -Werror for consumers), copies the installed example (share/qrm/examples/accelerator-slots)
+# to a directory of its own, configures it as a project with CMAKE_PREFIX_PATH=<prefix>,
+# builds it, runs the plugin with --help and runs its tests with ctest: the unit tests (the
+# ResourcePlugin methods called directly) and the smoke test (the plugin process on its socket,
+# driven by the example's stand-in client).
 #
 #   cmake -DQRM_BUILD_DIR=... -DQRM_SOURCE_DIR=... -DLIBDIR=lib -DGENERATOR=...
 #         -DCXX_COMPILER=... [-DEXTRA_FLAGS="..."] [-DJOBS=2] -P out_of_tree_example.cmake
@@ -16,7 +20,8 @@ endif()
 
 qrm_make_scratch_dir(qrm-out-of-tree)
 set(prefix ${QRM_SCRATCH_DIR}/prefix)
-set(build ${QRM_SCRATCH_DIR}/build)
+set(source ${QRM_SCRATCH_DIR}/my-plugin)  # cp -r <prefix>/share/qrm/examples/accelerator-slots my-plugin
+set(build ${source}/build)                # cmake -S my-plugin -B my-plugin/build
 
 # 1. Install what a plugin author needs: libraries, headers, the CMake package.
 qrm_run_step("install the development component"
@@ -35,7 +40,16 @@ foreach(file
     include/api/resourceplugin_v1alpha1.pb.h
     include/api/resourceplugin_v1alpha1.grpc.pb.h
     include/common/status.h
-    include/checkpoint/checkpoint_file.h)
+    include/common/protocol_annotations.h
+    include/checkpoint/checkpoint_file.h
+    ${LIBDIR}/libqrm_machine.a
+    include/plugins/machine/discovery.h
+    # The protocols the guide links to, and the example it starts from.
+    share/qrm/proto/resourceplugin_v1alpha1.proto
+    share/qrm/proto/pluginregistration_v1.proto
+    share/qrm/proto/podresources_v1.proto
+    share/qrm/examples/accelerator-slots/CMakeLists.txt
+    share/qrm/examples/accelerator-slots/tests/smoke_test.sh)
   if(NOT EXISTS ${prefix}/${file})
     qrm_fail("the install lacks ${file}")
   endif()
@@ -61,9 +75,12 @@ foreach(file IN LISTS package_files)
   endif()
 endforeach()
 
-# 3. Configure and build the example as its own project.
+# 3. Copy the installed example, as the guide says, and configure and build it as its own
+#    project.
+file(COPY ${prefix}/share/qrm/examples/accelerator-slots/ DESTINATION ${source}
+     USE_SOURCE_PERMISSIONS)
 set(configure_args
-  -S ${QRM_SOURCE_DIR}/examples/accelerator-slots
+  -S ${source}
   -B ${build}
   -G ${GENERATOR}
   -DCMAKE_CXX_COMPILER=${CXX_COMPILER}
@@ -74,7 +91,7 @@ if(EXTRA_FLAGS)  # e.g. the sanitizer flags the installed libraries were built w
   list(APPEND configure_args "-DCMAKE_CXX_FLAGS=${EXTRA_FLAGS}"
                              "-DCMAKE_EXE_LINKER_FLAGS=${EXTRA_FLAGS}")
 endif()
-qrm_run_step("configure examples/accelerator-slots against the install"
+qrm_run_step("configure the installed example against the install"
   ${CMAKE_COMMAND} ${configure_args})
 
 # The headers must come from the install: neither the qrm source root nor its build tree
@@ -92,15 +109,24 @@ if(at EQUAL -1)
   qrm_fail("the out-of-tree build does not use ${prefix}/include:\n${commands}")
 endif()
 
-qrm_run_step("build qrm-example-accel-plugin out of tree"
+qrm_run_step("build the example plugin, its client and its tests out of tree"
   ${CMAKE_COMMAND} --build ${build} --parallel ${JOBS})
 
 # 4. The plugin runs and describes its flags.
 qrm_run_step("qrm-example-accel-plugin --help" ${build}/qrm-example-accel-plugin --help)
-foreach(flag --plugin-dir --resource --numa-nodes --slots-per-node --state --log-level)
+foreach(flag --plugin-dir --resource --numa-nodes --slots-per-node --state-dir --log-level)
   string(FIND "${QRM_STEP_OUTPUT}" "${flag}" at)
   if(at EQUAL -1)
     qrm_fail("--help does not mention ${flag}:\n${QRM_STEP_OUTPUT}")
+  endif()
+endforeach()
+
+# 5. Its tests pass: both of them ran (a test that is not registered cannot fail).
+qrm_run_step("ctest in the out-of-tree build"
+  ${CMAKE_CTEST_COMMAND} --test-dir ${build} --output-on-failure)
+foreach(test accel_unit_test accel_smoke_test)
+  if(NOT QRM_STEP_OUTPUT MATCHES "${test} [.]+ +Passed")
+    qrm_fail("ctest did not pass ${test}:\n${QRM_STEP_OUTPUT}")
   endif()
 endforeach()
 

@@ -137,5 +137,24 @@ TEST_CASE("release gives slots back, reserve re-takes exactly a grant", "[exampl
   CHECK(pool.FreeSummary() == "node0=0 node1=3");
 }
 
+TEST_CASE("a grant reads back what ToString wrote, and nothing else", "[example][slot_pool]") {
+  for (const std::string text : {"node0:2", "node0:4,node1:1", "node3:1,node12:7"}) {
+    auto grant = Grant::Parse(text);
+    INFO(text);
+    REQUIRE(grant.ok());
+    CHECK(grant->ToString() == text);
+  }
+  CHECK(Grant::Parse("node0:2,node1:1")->Total() == 3);
+  for (const std::string bad :
+       {"", "0-1", "node0:0", "node0:-1", "node0:1,node0:1", "node1:1,node0:1", "node0:1,",
+        "node0: 1", "node+0:1", "node0:1x"}) {
+    auto grant = Grant::Parse(bad);
+    INFO(bad);
+    REQUIRE_FALSE(grant.ok());
+    CHECK(grant.status().code() == StatusCode::kInvalidArgument);
+    CHECK_THAT(grant.status().message(), Contains("grant \"" + bad + "\""));
+  }
+}
+
 }  // namespace
 }  // namespace qrm::example
