@@ -53,6 +53,10 @@ class CpuLayout {
 
   // Most threads on one core (1 without SMT).
   int threads_per_core() const { return threads_per_core_; }
+  // Whether `core` has as many online threads as a core has here. A core whose sibling is
+  // offline is not whole: like a half-used core, it is handed out one thread at a time (as the
+  // kubelet, whose free cores have all CPUsPerCore threads free).
+  bool IsWholeCore(const CoreInfo& core) const { return core.threads.Size() == threads_per_core_; }
 
  private:
   CpuSet online_;

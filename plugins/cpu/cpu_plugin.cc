@@ -51,9 +51,10 @@ StatusOr<std::unique_ptr<CpuPlugin>> CpuPlugin::Create(const machine::MachineTop
   if (!reserved.ok()) return reserved.status();
   StatusOr<plugins::RoleTable> roles = plugins::RoleTable::Parse(config.roles_json);
   if (!roles.ok()) return roles.status();
-  if (config.reclaimed_pool_size && *config.reclaimed_pool_size < 0) {
+  if (config.reclaimed_pool_size && *config.reclaimed_pool_size < 0 &&
+      *config.reclaimed_pool_size != kReclaimedAuto) {
     return InvalidArgumentError(fmt::format(
-        "reclaimed-pool-size {}: must be 0 (reclaimed_cores share the shared pool) or more",
+        "reclaimed-pool-size {}: must be auto, 0 (reclaimed_cores share the shared pool) or more",
         *config.reclaimed_pool_size));
   }
 
@@ -80,12 +81,8 @@ StatusOr<std::unique_ptr<CpuPlugin>> CpuPlugin::Create(const machine::MachineTop
     state = std::move(**loaded);
     QRM_RETURN_IF_ERROR(CheckNotReserved(state, plugin->reserved_, path));
   }
-  const int max = MaxReclaimedSize(plugin->layout_, plugin->reserved_, state.DedicatedCpus());
-  if (cfg.reclaimed_pool_size) {
-    state.reclaimed_size = *cfg.reclaimed_pool_size;
-  } else if (!*loaded) {
-    state.reclaimed_size = std::min(kDefaultReclaimedPoolSize, max);
-  }
+  // Without the flag: the checkpoint's setting, or auto (CpuState's default) on a first start.
+  if (cfg.reclaimed_pool_size) state.reclaimed_size = *cfg.reclaimed_pool_size;
   if (Status s = RefreshPools(plugin->layout_, plugin->reserved_, &state); !s.ok()) {
     return s.WithContext(cfg.reclaimed_pool_size ? "reclaimed-pool-size"
                                                  : "reclaimed pool size from " + path);
@@ -101,10 +98,11 @@ StatusOr<std::unique_ptr<CpuPlugin>> CpuPlugin::Create(const machine::MachineTop
   }
   const CpuPools pools = plugin->pools();
   log->info(
-      "started: {} containers restored; reserved {}, shared {}, reclaimed {} ({} CPUs), "
+      "started: {} containers restored; reserved {}, shared {}, reclaimed {} ({} CPUs, size {}), "
       "dedicated {}; state {}",
       plugin->state().ContainerCount(), pools.reserved.ToString(), pools.shared.ToString(),
-      pools.reclaimed.ToString(), pools.reclaimed.Size(), pools.dedicated.ToString(),
+      pools.reclaimed.ToString(), pools.reclaimed.Size(),
+      ReclaimedSizeText(plugin->reclaimed_size()), pools.dedicated.ToString(),
       path.empty() ? std::string("in memory only") : path);
   return plugin;
 }
@@ -140,7 +138,7 @@ CpuAvailability CpuPlugin::Availability(const CpuState& state) const {
   avail.layout = &layout_;
   avail.allocatable = layout_.online().Difference(reserved_);
   avail.available = avail.allocatable.Difference(state.pools.dedicated);
-  avail.keep_free = state.reclaimed_size + kMinSharedCpus;
+  avail.keep_free = state.KeepFree();
   for (const auto& [uid, containers] : state.pods) {
     for (const auto& [name, c] : containers) {
       if (c.dedicated() && c.numa_bound()) {
@@ -332,6 +330,14 @@ CpuPlugin::GetTopologyAwareAllocatableResources() {
 
 StatusOr<int> CpuPlugin::ReclaimedSizeFor(const PoolSizes& sizes, const CpuState& state) const {
   const int free = layout_.online().Difference(reserved_).Difference(state.pools.dedicated).Size();
+  if (sizes.reclaimed == kReclaimedAuto) {
+    if (sizes.shared) {
+      return InvalidArgumentError(fmt::format(
+          "reclaimed auto and shared {}: an auto reclaimed pool leaves no shared size to set",
+          *sizes.shared));
+    }
+    return kReclaimedAuto;
+  }
   if (sizes.reclaimed && sizes.shared && *sizes.reclaimed + *sizes.shared != free) {
     return InvalidArgumentError(
         fmt::format("reclaimed {} + shared {} = {}, but {} CPUs are neither reserved nor dedicated",
@@ -358,9 +364,10 @@ Status CpuPlugin::ResizePools(const PoolSizes& sizes) {
     const int old_size = state_.reclaimed_size;
     state_.reclaimed_size = *size;
     QRM_RETURN_IF_ERROR(CommitOrUndo([&] { state_.reclaimed_size = old_size; }));
-    summary = fmt::format("reclaimed {} -> {} CPUs: reclaimed {}, shared {} ({} containers)",
-                          old_size, *size, state_.pools.reclaimed.ToString(),
-                          state_.pools.shared.ToString(), state_.ContainerCount());
+    summary = fmt::format("reclaimed size {} -> {}: reclaimed {}, shared {} ({} containers)",
+                          ReclaimedSizeText(old_size), ReclaimedSizeText(*size),
+                          state_.pools.reclaimed.ToString(), state_.pools.shared.ToString(),
+                          state_.ContainerCount());
   }
   Logger(kComponent)->info("pools resized: {}", summary);
   return Status::Ok();

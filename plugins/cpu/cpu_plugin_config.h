@@ -13,8 +13,6 @@
 namespace qrm::cpu {
 
 inline constexpr const char* kResourceName = "cpu";
-// The design document's example 1: two cores' worth per node of its two-node machine.
-inline constexpr int kDefaultReclaimedPoolSize = 4;
 
 struct CpuPluginConfig {
   // --reserved-cpus: CPU list for system_cores and the node's own daemons ("0-1,40-41").
@@ -22,9 +20,9 @@ struct CpuPluginConfig {
   // --reserved-cpu-count: as many CPUs, whole cores spread evenly over the NUMA nodes, lowest
   // ids first. At most one of the two may be set.
   int reserved_cpu_count = 0;
-  // --reclaimed-pool-size when given explicitly. When absent, the checkpoint's size is kept,
-  // or kDefaultReclaimedPoolSize on a first start, clamped to what the machine allows (a
-  // two-CPU machine gets a one-CPU reclaimed pool); an explicit size is never clamped.
+  // --reclaimed-pool-size when given explicitly: a size (never lowered: one that does not fit
+  // is an error) or kReclaimedAuto (pools.h). When absent, the checkpoint's setting is kept,
+  // or auto on a first start.
   std::optional<int> reclaimed_pool_size;
   // --roles: the role table as JSON (plugins/qos/qos_requirement.h).
   std::string roles_json;

@@ -26,6 +26,19 @@ int CpuState::ContainerCount() const {
   return n;
 }
 
+bool CpuState::HasReclaimed() const {
+  for (const auto& [uid, containers] : pods) {
+    for (const auto& [name, c] : containers) {
+      if (c.level == plugins::QosLevel::kReclaimed) return true;
+    }
+  }
+  return false;
+}
+
+int CpuState::KeepFree() const {
+  return (reclaimed_size == kReclaimedAuto ? 0 : reclaimed_size) + kMinSharedCpus;
+}
+
 namespace {
 
 // The pool a non-dedicated container runs on when that is a whole pool; nullptr for dedicated
@@ -57,8 +70,11 @@ CpuSet PoolCpusFor(const CpuLayout& layout, const CpuPools& pools,
 }
 
 Status RefreshPools(const CpuLayout& layout, const CpuSet& reserved, CpuState* state) {
-  StatusOr<CpuPools> pools =
-      ComputePools(layout, reserved, state->DedicatedCpus(), state->reclaimed_size);
+  const CpuSet dedicated = state->DedicatedCpus();
+  const int size = state->reclaimed_size == kReclaimedAuto
+                       ? AutoReclaimedSize(layout, reserved, dedicated, state->HasReclaimed())
+                       : state->reclaimed_size;
+  StatusOr<CpuPools> pools = ComputePools(layout, reserved, dedicated, size);
   if (!pools.ok()) return pools.status();
   state->pools = std::move(*pools);
   for (auto& [uid, containers] : state->pods) {

@@ -41,13 +41,19 @@ using PodAllocations = std::map<std::string, ContainerAllocation>;  // by contai
 
 struct CpuState {
   std::map<std::string, PodAllocations> pods;  // by pod uid
-  int reclaimed_size = 0;
+  // The reclaimed pool size setting: a number of CPUs, or kReclaimedAuto (pools.h).
+  int reclaimed_size = kReclaimedAuto;
   CpuPools pools;
 
   const ContainerAllocation* Find(const std::string& pod_uid, const std::string& container) const;
   // Union of every dedicated container's CPUs.
   CpuSet DedicatedCpus() const;
   int ContainerCount() const;
+  // Whether some container is reclaimed_cores (the auto reclaimed size depends on it).
+  bool HasReclaimed() const;
+  // CPUs dedicated admission must leave free: an explicit reclaimed pool and the shared
+  // minimum (the auto pool yields).
+  int KeepFree() const;
 
   friend bool operator==(const CpuState&, const CpuState&) = default;
 };
@@ -58,7 +64,8 @@ struct CpuState {
 CpuSet PoolCpusFor(const CpuLayout& layout, const CpuPools& pools,
                    const ContainerAllocation& container);
 
-// Recomputes state->pools from the dedicated CPUs and reclaimed_size, then every
+// Recomputes state->pools from the dedicated CPUs and reclaimed_size (the auto setting
+// resolved against the containers held), then every
 // non-dedicated container's cpuset. Errors (and leaves *state alone) as ComputePools does.
 Status RefreshPools(const CpuLayout& layout, const CpuSet& reserved, CpuState* state);
 

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "plugins/cpu/node_choice.h"
+
 namespace qrm::cpu {
 namespace {
 
@@ -34,63 +36,65 @@ class Accumulator {
     }
   }
 
-  // Step 2: whole cores, one NUMA node at a time.
+  // Step 2: whole cores (all threads online and free), one NUMA node at a time, while the
+  // request still needs a whole core.
   void TakeWholeCores() {
-    while (remaining_ > 0) {
-      // Free whole cores that fit in what is still needed, by node, ascending.
+    const int tpc = layout_.threads_per_core();
+    while (remaining_ >= tpc) {
+      // Free whole cores by node, ascending.
       std::map<int, std::vector<int>> by_node;
       std::map<int, int> whole_cpus;
       for (size_t i = 0; i < layout_.cores().size(); ++i) {
         const CoreInfo& core = layout_.cores()[i];
-        if (core.threads.Size() <= remaining_ && core.threads.IsSubsetOf(available_)) {
+        if (layout_.IsWholeCore(core) && core.threads.IsSubsetOf(available_)) {
           by_node[core.node].push_back(static_cast<int>(i));
-          whole_cpus[core.node] += core.threads.Size();
+          whole_cpus[core.node] += tpc;
         }
       }
       if (by_node.empty()) return;
       const int node = PickNode(whole_cpus);
       for (int index : by_node[node]) {
-        const CpuSet& threads = layout_.cores()[index].threads;
-        if (threads.Size() > remaining_) break;
-        Take(threads);
+        if (remaining_ < tpc) break;
+        Take(layout_.cores()[index].threads);
       }
     }
   }
 
-  // Step 3: single threads, filling partly used cores first and staying on the nodes
-  // already used.
+  // Step 3: single threads, filling partly used cores first and staying on the nodes, then
+  // the sockets, already used.
   void TakeThreads() {
     if (remaining_ <= 0) return;
     const NumaMask used_nodes = layout_.NodesOf(result_);
-    std::vector<std::tuple<bool, int, int, int>> order;  // sort key, CPU id last
+    std::vector<std::tuple<bool, bool, int, int, int>> order;  // sort key, CPU id last
     for (int cpu : available_) {
       const CoreInfo& core = layout_.cores()[layout_.CoreOf(cpu)];
-      order.emplace_back(!used_nodes.Has(core.node), core.threads.Intersection(available_).Size(),
+      order.emplace_back(!used_nodes.Has(core.node), used_sockets_.count(core.socket) == 0,
+                         core.threads.Intersection(available_).Size(),
                          layout_.NodeCpus(core.node).Intersection(available_).Size(), cpu);
     }
     std::sort(order.begin(), order.end());
     CpuSet picked;
     for (int i = 0; i < remaining_ && i < static_cast<int>(order.size()); ++i) {
-      picked.Add(std::get<3>(order[i]));
+      picked.Add(std::get<4>(order[i]));
     }
     Take(picked);
   }
 
  private:
   // The node to take whole cores from next: the one with the fewest free CPUs among those
-  // that can hold the rest of the request in whole cores, else the one with the most.
+  // that can hold the rest of the request (whole cores for its whole-core part and free CPUs
+  // for all of it, odd last thread included), else the one with the most free whole cores.
   int PickNode(const std::map<int, int>& whole_cpus) const {
     const int tpc = layout_.threads_per_core();
-    const int want = remaining_ >= tpc ? remaining_ - remaining_ % tpc : remaining_;
     const auto on_used_socket = [&](int node) {
       return used_sockets_.count(layout_.SocketOfNode(node)) > 0;
     };
     int best = -1;
     std::tuple<int, bool, int> best_key;
     for (const auto& [node, cpus] : whole_cpus) {
-      if (cpus < want) continue;
-      std::tuple<int, bool, int> key{layout_.NodeCpus(node).Intersection(available_).Size(),
-                                     !on_used_socket(node), node};
+      const int free = layout_.NodeCpus(node).Intersection(available_).Size();
+      if (cpus < remaining_ - remaining_ % tpc || free < remaining_) continue;
+      std::tuple<int, bool, int> key{free, !on_used_socket(node), node};
       if (best < 0 || key < best_key) best = node, best_key = key;
     }
     if (best >= 0) return best;
@@ -124,7 +128,9 @@ StatusOr<CpuSet> TakeExclusiveCpus(const CpuLayout& layout, const CpuSet& availa
     return ResourceExhaustedError(fmt::format("{} exclusive CPUs needed, {} available ({})", count,
                                               usable.Size(), usable.ToString()));
   }
-  Accumulator acc(layout, usable, count);
+  // Where first (as few nodes as can hold it), then which CPUs there.
+  const CpuSet within = usable.Intersection(layout.MaskCpus(ChooseNodes(layout, usable, count)));
+  Accumulator acc(layout, within, count);
   // Sockets before nodes when a socket holds several nodes, nodes first when a node spans
   // sockets; the second pass then picks up smaller whole groups.
   if (LargestGroup(layout.socket_cpus()) >= LargestGroup(layout.node_cpus())) {

@@ -71,10 +71,6 @@ StatusOr<int> CheckNodeSet(const CpuAvailability& avail, const plugins::RoleTabl
 // Whether taking `cpus` more dedicated CPUs still leaves keep_free; kResourceExhausted if not.
 Status CheckKeepFree(const CpuAvailability& avail, int cpus);
 
-// Node sets are enumerated narrowest first; past this many candidate sets (machines with many
-// nodes) wider sets are no longer tried once some hint was found.
-inline constexpr int kMaxCandidateNodeSets = 1 << 16;
-
 std::vector<NumaHint> DedicatedHints(const CpuAvailability& avail, const plugins::RoleTable& roles,
                                      const DedicatedRequest& req);
 

@@ -6,6 +6,7 @@
 //
 // The second form validates the sizes, writes the pool control file atomically and exits; the
 // running plugin picks the file up and resizes its pools.
+#include <charconv>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -35,7 +36,7 @@ struct Flags {
   qrm::sdk::PluginServerOptions server;
   bool no_register = false;
   qrm::cpu::CpuPluginConfig plugin;
-  int reclaimed_pool_size = 0;
+  std::string reclaimed_pool_size;
   qrm::machine::DiscoveryOptions discovery;
   std::string log_level;
   std::string log_format;
@@ -69,8 +70,9 @@ po::options_description Describe(Flags& f) {
   add("reserved-cpu-count", po::value(&f.plugin.reserved_cpu_count)->default_value(0),
       "reserve this many CPUs instead: whole cores, spread over NUMA nodes, lowest ids");
   add("reclaimed-pool-size", po::value(&f.reclaimed_pool_size),
-      "CPUs of the reclaimed pool at start (default: the checkpoint's, else 4; 0: reclaimed_cores "
-      "share the shared pool)");
+      "CPUs of the reclaimed pool, or auto (default: the checkpoint's setting, else auto: none "
+      "until a reclaimed_cores container is placed, then up to 4; 0: reclaimed_cores share the "
+      "shared pool)");
   add("roles", po::value(&f.plugin.roles_json)->default_value(""),
       "role table JSON: role -> {qos_level, numa_binding, numa_exclusive, numa_anti_affinity}");
   add("pool-control-file", po::value(&f.plugin.pool_control_file)->default_value(""),
@@ -80,6 +82,17 @@ po::options_description Describe(Flags& f) {
   add("set-pools", po::value(&f.set_pools),
       "write the pool control file (reclaimed=N[,shared=M]) and exit");
   return desc;
+}
+
+// "auto" or a whole number (negative ones are refused by name later, with the others).
+std::optional<int> ParseReclaimedSize(const std::string& text) {
+  if (text == "auto") return qrm::cpu::kReclaimedAuto;
+  int value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || value == qrm::cpu::kReclaimedAuto) {
+    return std::nullopt;
+  }
+  return value;
 }
 
 // --set-pools: validate, write the control file atomically, report, exit.
@@ -152,7 +165,15 @@ int main(int argc, char** argv) {
   if (parsed->vm.count("set-pools")) return SetPools(f);
 
   auto log = qrm::Logger("cpu-plugin");
-  if (parsed->vm.count("reclaimed-pool-size")) f.plugin.reclaimed_pool_size = f.reclaimed_pool_size;
+  if (parsed->vm.count("reclaimed-pool-size")) {
+    auto size = ParseReclaimedSize(f.reclaimed_pool_size);
+    if (!size) {
+      std::cerr << kProgram << ": --reclaimed-pool-size \"" << f.reclaimed_pool_size
+                << "\": expected auto or a whole number of CPUs\n";
+      return 2;
+    }
+    f.plugin.reclaimed_pool_size = *size;
+  }
   f.server.register_with_host = !f.no_register;
   f.discovery.discover_nics = false;
 

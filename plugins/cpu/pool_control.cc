@@ -16,19 +16,25 @@
 
 #include "common/json_string.h"
 #include "common/quote.h"
+#include "plugins/cpu/pools.h"
 
 namespace qrm::cpu {
 namespace {
 
-// `what` says where the size came from ("pool control", "--set-pools").
+// `what` says where the size came from ("pool control", "--set-pools"); `is_auto`: the value
+// was the word auto.
 Status SetSize(std::string_view what, PoolSizes* sizes, std::string_view key,
-               std::optional<int64_t> value, std::string_view text) {
+               std::optional<int64_t> value, std::string_view text, bool is_auto) {
   std::optional<int>* field = key == "reclaimed" ? &sizes->reclaimed
                               : key == "shared"  ? &sizes->shared
                                                  : nullptr;
   if (field == nullptr) {
     return InvalidArgumentError(
         fmt::format("{}: unknown key {} (expected \"reclaimed\" or \"shared\")", what, Quote(key)));
+  }
+  if (is_auto && field == &sizes->reclaimed) {
+    *field = kReclaimedAuto;
+    return Status::Ok();
   }
   // The shared pool always keeps a CPU; a reclaimed pool of 0 means reclaimed_cores run in
   // the shared pool.
@@ -43,6 +49,11 @@ Status SetSize(std::string_view what, PoolSizes* sizes, std::string_view key,
 }
 
 Status NeedsOne(std::string_view what, const PoolSizes& sizes, std::string_view text) {
+  if (sizes.reclaimed == kReclaimedAuto && sizes.shared) {
+    return InvalidArgumentError(
+        fmt::format("{}: {}: reclaimed auto leaves no shared size to set (give one of them)", what,
+                    Quote(text)));
+  }
   if (sizes.reclaimed || sizes.shared) return Status::Ok();
   return InvalidArgumentError(
       fmt::format("{}: {} names no pool (expected reclaimed and/or shared)", what, Quote(text)));
@@ -75,6 +86,7 @@ StatusOr<PoolSizes> ParsePoolControl(std::string_view json) {
     const std::string key(m.name.GetString(), m.name.GetStringLength());
     std::optional<int64_t> value;
     std::string text;
+    const bool is_auto = m.value.IsString() && JsonStringView(m.value) == "auto";
     if (m.value.IsInt64()) {
       value = m.value.GetInt64();
       text = std::to_string(*value);
@@ -85,7 +97,7 @@ StatusOr<PoolSizes> ParsePoolControl(std::string_view json) {
     } else {
       text = m.value.IsBool() ? (m.value.GetBool() ? "true" : "false") : "(not a number)";
     }
-    QRM_RETURN_IF_ERROR(SetSize("pool control", &sizes, key, value, text));
+    QRM_RETURN_IF_ERROR(SetSize("pool control", &sizes, key, value, text, is_auto));
   }
   QRM_RETURN_IF_ERROR(NeedsOne("pool control", sizes, json));
   return sizes;
@@ -109,7 +121,8 @@ StatusOr<PoolSizes> ParseSetPools(std::string_view text) {
     auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
     const bool whole = ec == std::errc() && end == number.data() + number.size();
     QRM_RETURN_IF_ERROR(SetSize("--set-pools", &sizes, key,
-                                whole ? std::optional(value) : std::nullopt, Quote(number)));
+                                whole ? std::optional(value) : std::nullopt, Quote(number),
+                                number == "auto"));
   }
   QRM_RETURN_IF_ERROR(NeedsOne("--set-pools", sizes, text));
   return sizes;
@@ -117,7 +130,11 @@ StatusOr<PoolSizes> ParseSetPools(std::string_view text) {
 
 std::string FormatPoolControl(const PoolSizes& sizes) {
   std::vector<std::string> members;
-  if (sizes.reclaimed) members.push_back(fmt::format("\"reclaimed\":{}", *sizes.reclaimed));
+  if (sizes.reclaimed) {
+    members.push_back(fmt::format("\"reclaimed\":{}", sizes.reclaimed == kReclaimedAuto
+                                                          ? std::string("\"auto\"")
+                                                          : std::to_string(*sizes.reclaimed)));
+  }
   if (sizes.shared) members.push_back(fmt::format("\"shared\":{}", *sizes.shared));
   return fmt::format("{{{}}}\n", fmt::join(members, ","));
 }

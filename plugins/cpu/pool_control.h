@@ -1,7 +1,8 @@
 // The pool control file: how a QoS system (or an operator) resizes the CPU pools at run time.
 //
 // The file is JSON, {"reclaimed": 52} or {"shared": 28} or both, with whole CPU counts:
-//   reclaimed  size of the reclaimed pool (at least 1)
+//   reclaimed  size of the reclaimed pool (0: reclaimed_cores share the shared pool), or
+//              "auto" (kReclaimedAuto, the default: pools.h), which cannot go with shared
 //   shared     size of the shared pool (at least 1); converted to a reclaimed size when the
 //              file is applied (reclaimed = CPUs neither reserved nor dedicated - shared), so
 //              later dedicated admissions shrink the shared pool, not the reclaimed one
@@ -23,17 +24,19 @@ inline constexpr const char* kPoolControlFileName = "pools.json";
 inline constexpr int kMaxPoolSize = 8192;
 
 struct PoolSizes {
-  std::optional<int> reclaimed;
+  std::optional<int> reclaimed;  // kReclaimedAuto for "auto"
   std::optional<int> shared;
 
   friend bool operator==(const PoolSizes&, const PoolSizes&) = default;
 };
 
 // Parses the file's JSON. kInvalidArgument naming the key and the value for unknown keys,
-// non-integers, sizes outside [1, kMaxPoolSize], and an object naming neither pool.
+// non-integers other than a reclaimed "auto", sizes outside [0, kMaxPoolSize] ([1, ...] for
+// shared), auto with shared, and an object naming neither pool.
 StatusOr<PoolSizes> ParsePoolControl(std::string_view json);
 
-// Parses the --set-pools argument: "reclaimed=52", "shared=28" or both, comma-separated.
+// Parses the --set-pools argument: "reclaimed=52" (or reclaimed=auto), "shared=28" or both,
+// comma-separated.
 StatusOr<PoolSizes> ParseSetPools(std::string_view text);
 
 // The file's JSON for `sizes`: {"reclaimed":52,"shared":28}.

@@ -66,6 +66,18 @@ int MaxReclaimedSize(const CpuLayout& layout, const CpuSet& reserved, const CpuS
   return std::max(0, free - kMinSharedCpus);
 }
 
+int AutoReclaimedSize(const CpuLayout& layout, const CpuSet& reserved, const CpuSet& dedicated,
+                      bool reclaimed_work) {
+  if (!reclaimed_work) return 0;
+  const int free = layout.online().Difference(reserved).Difference(dedicated).Size();
+  const int wanted = std::clamp(free / 4, 1, kAutoReclaimedMax);  // 2 CPUs: 1, 16 and more: 4
+  return std::min(wanted, MaxReclaimedSize(layout, reserved, dedicated));
+}
+
+std::string ReclaimedSizeText(int setting) {
+  return setting == kReclaimedAuto ? std::string("auto") : std::to_string(setting);
+}
+
 StatusOr<CpuPools> ComputePools(const CpuLayout& layout, const CpuSet& reserved,
                                 const CpuSet& dedicated, int reclaimed_size) {
   const CpuSet free = layout.online().Difference(reserved).Difference(dedicated);

@@ -3,13 +3,17 @@
 //   reserved   fixed at start (--reserved-cpus / --reserved-cpu-count); system_cores run here
 //   dedicated  the exclusive CPUs of dedicated_cores containers
 //   reclaimed  `reclaimed_size` CPUs for reclaimed_cores containers, taken from the highest
-//              free ids, split evenly over the NUMA nodes with CPUs in whole-core units
+//              free ids, split evenly over the NUMA nodes with CPUs in whole-core units; by
+//              default ("auto") empty until a reclaimed_cores container exists
 //   shared     everything else; shared_cores containers run here
 //
 // The pools are recomputed from scratch after every change to the dedicated set or to the
 // reclaimed size, so they are a pure function of (machine, reserved, dedicated, size): a
 // restarted plugin derives exactly the same pools from its checkpoint.
 #pragma once
+
+#include <limits>
+#include <string>
 
 #include "common/cpu_set.h"
 #include "common/status.h"
@@ -48,5 +52,21 @@ StatusOr<CpuPools> ComputePools(const CpuLayout& layout, const CpuSet& reserved,
 
 // The largest reclaimed pool the machine allows with these reserved and dedicated CPUs.
 int MaxReclaimedSize(const CpuLayout& layout, const CpuSet& reserved, const CpuSet& dedicated);
+
+// The reclaimed size setting "auto", the default. An empty machine has nothing to reclaim
+// from, and CPUs set aside for offline work nobody runs are taken from every shared container
+// (half of a 2-CPU node). So: no pool while no reclaimed_cores container is held; while one is,
+// a quarter of the CPUs neither reserved nor dedicated, at least 1 and at most
+// kAutoReclaimedMax, never more than MaxReclaimedSize. It yields to dedicated admissions
+// (shrinking to 0, when its containers share the shared pool) instead of refusing them.
+inline constexpr int kReclaimedAuto = std::numeric_limits<int>::min();
+inline constexpr int kAutoReclaimedMax = 4;  // the design document's example 1 pool
+
+// The size the auto setting gives now; `reclaimed_work`: a reclaimed_cores container is held.
+int AutoReclaimedSize(const CpuLayout& layout, const CpuSet& reserved, const CpuSet& dedicated,
+                      bool reclaimed_work);
+
+// A size setting for messages: "auto" or the number.
+std::string ReclaimedSizeText(int setting);
 
 }  // namespace qrm::cpu

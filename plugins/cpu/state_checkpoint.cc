@@ -5,6 +5,7 @@
 #include <ctime>
 #include <filesystem>
 #include <set>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -47,9 +48,15 @@ class Decoder {
     const Value* pools = Member(data, "pools");
     if (pools == nullptr || !pools->IsObject()) return Bad("data", "needs a \"pools\" object");
     QRM_RETURN_IF_ERROR(OnlyKeys(*pools, "pools", {"reclaimed_size"}));
+    // A size, or "auto" (kReclaimedAuto).
     const Value* size = Member(*pools, "reclaimed_size");
-    if (size == nullptr || !size->IsInt()) return Bad("pools", "needs integer \"reclaimed_size\"");
-    state.reclaimed_size = size->GetInt();
+    if (size != nullptr && size->IsString() && std::string_view(size->GetString()) == "auto") {
+      state.reclaimed_size = kReclaimedAuto;
+    } else if (size != nullptr && size->IsInt() && size->GetInt() >= 0) {
+      state.reclaimed_size = size->GetInt();
+    } else {
+      return Bad("pools", "needs \"reclaimed_size\": a whole number from 0, or \"auto\"");
+    }
 
     const Value* pods = Member(data, "pod_entries");
     if (pods == nullptr || !pods->IsObject()) return Bad("data", "needs a \"pod_entries\" object");
@@ -252,7 +259,11 @@ rapidjson::Document EncodeState(const CpuLayout& layout, const CpuState& state) 
   }
 
   Value pools(rapidjson::kObjectType);
-  pools.AddMember("reclaimed_size", Value(state.reclaimed_size), a);
+  if (state.reclaimed_size == kReclaimedAuto) {
+    pools.AddMember("reclaimed_size", Value(rapidjson::StringRef("auto")), a);
+  } else {
+    pools.AddMember("reclaimed_size", Value(state.reclaimed_size), a);
+  }
 
   Value machine(rapidjson::kObjectType);
   machine.AddMember("cpus", str(layout.online().ToString()), a);

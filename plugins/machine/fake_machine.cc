@@ -83,6 +83,13 @@ Status Validate(const FakeMachineShape& shape) {
   if (shape.NumCpus() == 0) {
     return InvalidArgumentError(fmt::format("shape {}: no cpus", shape.name));
   }
+  CpuSet all;
+  all.AddRange(0, shape.NumCpus() - 1);
+  if (!shape.offline_cpus.IsSubsetOf(all) || shape.offline_cpus == all) {
+    return InvalidArgumentError(fmt::format("shape {}: offline cpus {} must be some of {}",
+                                            shape.name, shape.offline_cpus.ToString(),
+                                            all.ToString()));
+  }
   if (!shape.distances.empty()) {
     bool square = shape.distances.size() == shape.nodes.size();
     for (const auto& row : shape.distances) square = square && row.size() == shape.nodes.size();
@@ -181,6 +188,59 @@ Status WriteNics(const FakeMachineShape& shape, const FakeMachinePaths& paths) {
   return MakeDirs(paths.netns_dir);
 }
 
+// One online CPU's topology directory.
+Status WriteCpuTopology(const std::string& cpu_dir, int cpu, int package, int core_id,
+                        const CpuSet& siblings, const CpuSet& package_cpus) {
+  const std::string topo = fmt::format("{}/cpu{}/topology", cpu_dir, cpu);
+  QRM_RETURN_IF_ERROR(WriteValue(topo + "/physical_package_id", std::to_string(package)));
+  QRM_RETURN_IF_ERROR(WriteValue(topo + "/die_id", "0"));
+  QRM_RETURN_IF_ERROR(WriteValue(topo + "/core_id", std::to_string(core_id)));
+  QRM_RETURN_IF_ERROR(WriteValue(topo + "/thread_siblings_list", siblings.ToString()));
+  QRM_RETURN_IF_ERROR(WriteValue(topo + "/core_cpus_list", siblings.ToString()));
+  QRM_RETURN_IF_ERROR(WriteValue(topo + "/core_siblings_list", package_cpus.ToString()));
+  return WriteValue(topo + "/package_cpus_list", package_cpus.ToString());
+}
+
+// sys/devices/system/cpu: the online/possible/present lists and every CPU's directory.
+Status WriteCpus(const FakeMachineShape& shape, const std::string& cpu_dir) {
+  const int num_nodes = static_cast<int>(shape.nodes.size());
+  CpuSet all_cpus;
+  all_cpus.AddRange(0, shape.NumCpus() - 1);
+  const CpuSet online = all_cpus.Difference(shape.offline_cpus);
+  QRM_RETURN_IF_ERROR(WriteValue(cpu_dir + "/online", online.ToString()));
+  for (const char* file : {"possible", "present"}) {
+    QRM_RETURN_IF_ERROR(WriteValue(cpu_dir + "/" + file, all_cpus.ToString()));
+  }
+  // A CPU taken down keeps its directory with online = 0 and loses its topology.
+  for (int cpu : shape.offline_cpus) {
+    QRM_RETURN_IF_ERROR(WriteValue(fmt::format("{}/cpu{}/online", cpu_dir, cpu), "0"));
+  }
+  std::map<int, CpuSet> package_cpus;
+  for (int n = 0; n < num_nodes; ++n) {
+    package_cpus[shape.SocketOfNode(n)] =
+        package_cpus[shape.SocketOfNode(n)].Union(shape.NodeCpus(n));
+  }
+  std::map<int, int> next_core_id;  // per package
+  int core = 0;
+  for (int n = 0; n < num_nodes; ++n) {
+    const int package = shape.SocketOfNode(n);
+    for (int i = 0; i < shape.nodes[n].cpus / shape.threads_per_core; ++i, ++core) {
+      const int core_id = next_core_id[package]++;
+      const CpuSet siblings = shape.CoreCpus(core).Difference(shape.offline_cpus);
+      for (int cpu : siblings) {
+        QRM_RETURN_IF_ERROR(
+            WriteCpuTopology(cpu_dir, cpu, package, core_id, siblings, package_cpus[package]));
+        if (shape.write_node_dir) {
+          // The kernel links cpu<N>/node<M>; discovery does not need it, fidelity does.
+          QRM_RETURN_IF_ERROR(Symlink(fmt::format("../../node/node{}", n),
+                                      fmt::format("{}/cpu{}/node{}", cpu_dir, cpu, n)));
+        }
+      }
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 int FakeMachineShape::NumCpus() const {
@@ -189,14 +249,23 @@ int FakeMachineShape::NumCpus() const {
   return n;
 }
 
-CpuSet FakeMachineShape::NodeCpus(int node) const {
-  int first = 0;
-  for (int i = 0; i < node && i < static_cast<int>(nodes.size()); ++i) first += nodes[i].cpus;
+CpuSet FakeMachineShape::CoreCpus(int core) const {
   CpuSet set;
-  if (node >= 0 && node < static_cast<int>(nodes.size())) {
-    set.AddRange(first, first + nodes[node].cpus - 1);
+  for (int t = 0; t < threads_per_core; ++t) {
+    set.Add(split_siblings ? core + t * NumCores() : core * threads_per_core + t);
   }
   return set;
+}
+
+CpuSet FakeMachineShape::NodeCpus(int node) const {
+  if (node < 0 || node >= static_cast<int>(nodes.size())) return CpuSet();
+  int first_core = 0;
+  for (int i = 0; i < node; ++i) first_core += nodes[i].cpus / threads_per_core;
+  CpuSet set;
+  for (int core = first_core; core < first_core + nodes[node].cpus / threads_per_core; ++core) {
+    set = set.Union(CoreCpus(core));
+  }
+  return set.Difference(offline_cpus);
 }
 
 int FakeMachineShape::Distance(int from, int to) const {
@@ -223,49 +292,8 @@ StatusOr<FakeMachinePaths> WriteFakeMachine(const FakeMachineShape& shape, const
   const std::string cpu_dir = paths.sysfs_root + "/devices/system/cpu";
   const std::string node_dir = paths.sysfs_root + "/devices/system/node";
   const int num_nodes = static_cast<int>(shape.nodes.size());
-  const int tpc = shape.threads_per_core;
 
-  // CPUs.
-  CpuSet all_cpus;
-  all_cpus.AddRange(0, shape.NumCpus() - 1);
-  const std::string all = all_cpus.ToString();
-  for (const char* file : {"online", "possible", "present"}) {
-    QRM_RETURN_IF_ERROR(WriteValue(cpu_dir + "/" + file, all));
-  }
-  std::map<int, CpuSet> package_cpus;
-  for (int n = 0; n < num_nodes; ++n) {
-    package_cpus[shape.SocketOfNode(n)] =
-        package_cpus[shape.SocketOfNode(n)].Union(shape.NodeCpus(n));
-  }
-  std::map<int, int> next_core_id;  // per package
-  for (int n = 0; n < num_nodes; ++n) {
-    const int package = shape.SocketOfNode(n);
-    const CpuSet cpus = shape.NodeCpus(n);
-    for (int cpu : cpus) {
-      const int offset = cpu - *cpus.First();
-      if (offset % tpc != 0) continue;
-      const int core_id = next_core_id[package]++;
-      CpuSet siblings;
-      siblings.AddRange(cpu, cpu + tpc - 1);
-      for (int thread = cpu; thread < cpu + tpc; ++thread) {
-        const std::string topo = fmt::format("{}/cpu{}/topology", cpu_dir, thread);
-        QRM_RETURN_IF_ERROR(WriteValue(topo + "/physical_package_id", std::to_string(package)));
-        QRM_RETURN_IF_ERROR(WriteValue(topo + "/die_id", "0"));
-        QRM_RETURN_IF_ERROR(WriteValue(topo + "/core_id", std::to_string(core_id)));
-        QRM_RETURN_IF_ERROR(WriteValue(topo + "/thread_siblings_list", siblings.ToString()));
-        QRM_RETURN_IF_ERROR(WriteValue(topo + "/core_cpus_list", siblings.ToString()));
-        QRM_RETURN_IF_ERROR(
-            WriteValue(topo + "/core_siblings_list", package_cpus[package].ToString()));
-        QRM_RETURN_IF_ERROR(
-            WriteValue(topo + "/package_cpus_list", package_cpus[package].ToString()));
-        if (shape.write_node_dir) {
-          // The kernel links cpu<N>/node<M>; discovery does not need it, fidelity does.
-          QRM_RETURN_IF_ERROR(Symlink(fmt::format("../../node/node{}", n),
-                                      fmt::format("{}/cpu{}/node{}", cpu_dir, thread, n)));
-        }
-      }
-    }
-  }
+  QRM_RETURN_IF_ERROR(WriteCpus(shape, cpu_dir));
 
   // Memory and NUMA nodes.
   uint64_t total = 0;
@@ -296,7 +324,7 @@ StatusOr<FakeMachinePaths> WriteFakeMachine(const FakeMachineShape& shape, const
     std::vector<int> with_cpus;
     std::vector<int> with_memory;
     for (int n = 0; n < num_nodes; ++n) {
-      if (shape.nodes[n].cpus > 0) with_cpus.push_back(n);
+      if (!shape.NodeCpus(n).Empty()) with_cpus.push_back(n);
       if (shape.nodes[n].memory_bytes > 0) with_memory.push_back(n);
     }
     const std::string all_nodes = fmt::format("0-{}", num_nodes - 1);
@@ -421,8 +449,41 @@ FakeMachineShape MemOnlyShape() {
   return shape;
 }
 
+// A placement shape: `sockets` x `nodes_per_socket` nodes of `cores` SMT-2 cores, 16 GiB each.
+FakeMachineShape PlacementShape(std::string name, int sockets, int nodes_per_socket, int cores) {
+  FakeMachineShape shape;
+  shape.name = std::move(name);
+  for (int n = 0; n < sockets * nodes_per_socket; ++n) {
+    shape.nodes.push_back({cores * 2, 16 * kGiB, 15 * kGiB, {}});
+  }
+  shape.threads_per_core = 2;
+  shape.nodes_per_socket = nodes_per_socket;
+  return shape;
+}
+
+FakeMachineShape Snc4Shape() {
+  return PlacementShape("snc4", 1, 4, 4);
+}
+
+FakeMachineShape Intel96Shape() {
+  FakeMachineShape shape = PlacementShape("intel96", 2, 2, 12);
+  shape.split_siblings = true;
+  return shape;
+}
+
+FakeMachineShape Snc4x2OfflineShape() {
+  FakeMachineShape shape = PlacementShape("snc4x2off", 2, 4, 4);
+  shape.split_siblings = true;
+  shape.offline_cpus = CpuSet{13, 38, 45, 63};
+  return shape;
+}
+
+FakeMachineShape TwoCpuShape() {
+  return PlacementShape("2cpu", 1, 1, 1);
+}
+
 std::vector<std::string> ShapeNames() {
-  return {"doc80", "4x32smt", "nosmt", "memonly"};
+  return {"doc80", "4x32smt", "nosmt", "memonly", "snc4", "intel96", "snc4x2off", "2cpu"};
 }
 
 StatusOr<FakeMachineShape> ShapeByName(std::string_view name) {
@@ -430,10 +491,13 @@ StatusOr<FakeMachineShape> ShapeByName(std::string_view name) {
   if (name == "4x32smt") return FourBy32SmtShape();
   if (name == "nosmt") return NoSmtShape();
   if (name == "memonly") return MemOnlyShape();
-  return NotFoundError(
-      fmt::format("unknown fake machine shape \"{}\" (known: doc80, 4x32smt, "
-                  "nosmt, memonly)",
-                  name));
+  if (name == "snc4") return Snc4Shape();
+  if (name == "intel96") return Intel96Shape();
+  if (name == "snc4x2off") return Snc4x2OfflineShape();
+  if (name == "2cpu") return TwoCpuShape();
+  std::string known;
+  for (const std::string& n : ShapeNames()) known += (known.empty() ? "" : ", ") + n;
+  return NotFoundError(fmt::format("unknown fake machine shape \"{}\" (known: {})", name, known));
 }
 
 }  // namespace qrm::machine::fake

@@ -1,10 +1,14 @@
 // Fake machines for tests: writes sysfs/procfs/netns trees that Discover reads like the real
 // thing (qrm::machine_fake; the CLI is `qrm-fake-machine --shape doc80 --out DIR`).
 //
-// A shape is data, so tests of every plugin can describe the machine they need. CPUs are
-// numbered node by node (node 0 gets 0..n0-1, node 1 the next n1, ...); within a node,
-// SMT siblings are ADJACENT (threads_per_core = 2: cpus 2k and 2k+1 share a core). Node i
-// sits in package i / nodes_per_socket; core ids restart at 0 in every package, as on x86.
+// A shape is data, so tests of every plugin can describe the machine they need. Cores are
+// numbered node by node (node 0 gets cores 0..c0-1, node 1 the next c1, ...). By default SMT
+// siblings are ADJACENT (threads_per_core = 2: cpus 2k and 2k+1 share core k); with
+// split_siblings they are numbered as Intel machines do, the first threads of every core
+// first (core k of C cores has cpus k, k+C, ...). Node i sits in package i / nodes_per_socket;
+// core ids restart at 0 in every package, as on x86. Offline CPUs are written as the kernel
+// shows a CPU taken down: possible and present, not online, absent from node cpulists and
+// sibling lists, with no topology directory.
 //
 // Tree written under DIR:
 //   DIR/sys/devices/system/cpu/{online,possible,present}
@@ -75,9 +79,15 @@ struct FakeMachineShape {
   std::vector<FakeNic> nics;
   // false: no sys/devices/system/node (a kernel without NUMA): one node from /proc/meminfo.
   bool write_node_dir = true;
+  // Intel-style sibling numbering (see above); false: adjacent siblings.
+  bool split_siblings = false;
+  // CPUs that exist but are offline (each must be below NumCpus()).
+  CpuSet offline_cpus;
 
-  int NumCpus() const;
-  CpuSet NodeCpus(int node) const;  // the CPUs the layout above gives node `node`
+  int NumCpus() const;  // possible CPUs, offline ones included
+  int NumCores() const { return NumCpus() / threads_per_core; }
+  CpuSet CoreCpus(int core) const;  // every thread of core `core`, offline ones included
+  CpuSet NodeCpus(int node) const;  // the online CPUs the layout above gives node `node`
   int SocketOfNode(int node) const { return node / nodes_per_socket; }
   int Distance(int from, int to) const;
 };
@@ -108,11 +118,24 @@ StatusOr<FakeMachinePaths> WriteFakeMachine(const FakeMachineShape& shape, const
 //   nosmt    one node, 16 cpus, no SMT, 32 GiB; eth0 with numa_node -1 and speed -1.
 //   memonly  node 0: 16 cpus (SMT 2) and 32 GiB; node 1: no cpus, 64 GiB; eth0 with
 //            numa_node -1 and speed 0.
+// Shapes for CPU placement (no NICs, 16 GiB per node):
+//   snc4      1 socket, 4 nodes (sub-NUMA clustering) of 4 cores, SMT 2 adjacent: node n has
+//             cpus 8n..8n+7.
+//   intel96   2 sockets x 2 nodes x 12 cores, SMT 2 split: cpu i and i+48 share a core; node 0
+//             has 0-11,48-59, node 1 12-23,60-71, node 2 24-35,72-83, node 3 36-47,84-95.
+//   snc4x2off 2 sockets x 4 nodes x 4 cores, SMT 2 split (cpu i and i+32 share a core), cpus
+//             38 (sibling of 6, node 1), 63 (sibling of 31, node 7), 13 and 45 (all of core
+//             13, node 3) offline: 60 online cpus; node 1 has 4-7,36-37,39.
+//   2cpu      the smallest VM: one node, one core of two threads (cpus 0-1).
 std::vector<std::string> ShapeNames();
 StatusOr<FakeMachineShape> ShapeByName(std::string_view name);
 FakeMachineShape Doc80Shape();
 FakeMachineShape FourBy32SmtShape();
 FakeMachineShape NoSmtShape();
 FakeMachineShape MemOnlyShape();
+FakeMachineShape Snc4Shape();
+FakeMachineShape Intel96Shape();
+FakeMachineShape Snc4x2OfflineShape();
+FakeMachineShape TwoCpuShape();
 
 }  // namespace qrm::machine::fake

@@ -91,7 +91,8 @@ TEST_CASE("example 2: NUMA-bound dedicated pods with role anti-affinity") {
   HostOptions options = f.DocOptions();
   options.admission.policy = topology::Policy::kSingleNumaNode;
   Host& host = f.StartHost(options);
-  f.StartRealPlugin("cpu", {"--reserved-cpus", "0-1,40-41"});
+  // As examples/configs: the document's pictures keep example 1's reclaimed pool.
+  f.StartRealPlugin("cpu", {"--reserved-cpus", "0-1,40-41", "--reclaimed-pool-size", "4"});
   f.StartRealPlugin("memory", {"--reserved-memory", "500Mi"});
   REQUIRE(f.WaitRegistered("cpu"));
   REQUIRE(f.WaitRegistered("memory"));
@@ -145,7 +146,8 @@ TEST_CASE("example 3: pods sharing a NUMA node and its NIC in another network na
   options.admission.policy = topology::Policy::kSingleNumaNode;
   options.admission.always_consult = {"qrm.io/nic"};
   Host& host = f.StartHost(options);
-  f.StartRealPlugin("cpu", {"--reserved-cpus", "0-1,40-41"});
+  // As examples/configs: the document's pictures keep example 1's reclaimed pool.
+  f.StartRealPlugin("cpu", {"--reserved-cpus", "0-1,40-41", "--reclaimed-pool-size", "4"});
   f.StartRealPlugin("memory");
   f.StartRealPlugin("nic");
   REQUIRE(f.WaitRegistered("cpu"));

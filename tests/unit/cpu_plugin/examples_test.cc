@@ -25,7 +25,8 @@ TEST_CASE("example 1: online and offline pools, then the QoS system resizes them
   const auto topology = FakeTopology("doc80");
   CpuPluginConfig config;
   config.state_dir = dir.path();
-  auto plugin = MakePlugin(topology, config);  // no reserved CPUs, reclaimed pool 4 (default)
+  config.reclaimed_pool_size = 4;              // as examples/configs/example1
+  auto plugin = MakePlugin(topology, config);  // no reserved CPUs, reclaimed pool 4
 
   CHECK(plugin->pools().reclaimed.ToString() == "38-39,78-79");
   CHECK(plugin->pools().shared.ToString() == "0-37,40-77");
@@ -154,6 +155,7 @@ TEST_CASE("example 3: numa-enhancement pods share node 1 with each other only", 
   const auto topology = FakeTopology("doc80");
   CpuPluginConfig config;
   config.reserved_cpus = "0-1,40-41";
+  config.reclaimed_pool_size = 4;  // as examples/configs/example3
   auto plugin = MakePlugin(topology, config);
 
   // NUMA node 0 fully allocated: an exclusive pod takes every non-reserved CPU of it.

@@ -57,6 +57,43 @@ TEST_CASE("pack before spread: the node with the fewest free CPUs that still fit
   CHECK(Take(layout, available, 20).ToString() == "32-51");
 }
 
+// Issue 12 item 7: three ways the packing did worse than the kubelet's takeByTopologyNUMAPacked.
+TEST_CASE("an odd request's last thread stays on the node that holds the rest",
+          "[cpu][exclusive][packing]") {
+  const CpuLayout layout(FakeTopology("snc4"));  // 1 socket, nodes of 8, siblings 2k, 2k+1
+  // Node 3 (30-31) has the fewest free CPUs but cannot take 3; nodes 0 (2-5) and 2 (20-23)
+  // can. Counting only the whole-core part (2) used to pick node 3: 2,30-31 on two nodes.
+  const CpuSet taken = Take(layout, Parse("2-5,8-15,20-23,30-31"), 3);
+  CHECK(taken.ToString() == "2-4");
+  CHECK(layout.NodesOf(taken).Count() == 1);
+}
+
+TEST_CASE("the single threads stay where the rest is", "[cpu][exclusive][packing]") {
+  // 2 sockets x 2 nodes x 12 cores, cpu i and i+48 share a core: free whole cores 11/59 and
+  // 23/71 (socket 0) and 31-35/79-83 (node 2, socket 1), plus 78 (its sibling 30 is busy).
+  const CpuLayout layout(FakeTopology("intel96"));
+  const CpuSet taken = Take(layout, Parse("11,23,31-35,59,71,78-83"), 3);
+  // Used to be 11,59,78: node 0's core, then a thread from the other socket. The kubelet gives
+  // 11,23,59 (two nodes of socket 0); node 2 alone can hold all three, filling the half-used
+  // core of 78 first.
+  CHECK(taken.ToString() == "31,78-79");
+  CHECK(layout.NodesOf(taken).Count() == 1);
+}
+
+TEST_CASE("a core whose sibling is offline is not a whole core", "[cpu][exclusive][packing]") {
+  // 2 sockets x 4 nodes x 4 cores, cpu i and i+32 share a core; 38 is offline, so 6 is a core
+  // of one thread (node 1). Node 0 has 0/32 whole and 1 (sibling 33 busy).
+  const CpuLayout layout(FakeTopology("snc4x2off"));
+  REQUIRE(layout.cores()[layout.CoreOf(6)].threads == CpuSet{6});
+  // 6 used to count as a free whole core and took the last CPU to node 1: 0,6,32.
+  const CpuSet taken = Take(layout, Parse("0-1,6,32,16-19,48-51"), 3);
+  CHECK(taken.ToString() == "0-1,32");
+  CHECK(layout.NodesOf(taken).Count() == 1);
+  // Asked for one CPU, the lone thread 6 is as good as 1 (neither breaks a whole core); the
+  // tighter node wins.
+  CHECK(Take(layout, Parse("1,6,32-33"), 1).ToString() == "6");
+}
+
 TEST_CASE("without SMT every CPU is a core", "[cpu][exclusive]") {
   const CpuLayout layout(FakeTopology("nosmt"));
   CHECK(layout.threads_per_core() == 1);

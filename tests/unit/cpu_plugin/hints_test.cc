@@ -69,7 +69,9 @@ TEST_CASE("numa_exclusive needs whole free nodes and keeps others away", "[cpu][
 }
 
 TEST_CASE("a request that would eat the reclaimed pool cannot be satisfied", "[cpu][hints]") {
-  auto plugin = MakePlugin(FakeTopology("nosmt"));  // 16 CPUs, reclaimed 4, shared >= 1
+  CpuPluginConfig config;
+  config.reclaimed_pool_size = 4;  // explicit: kept free (the auto pool would yield)
+  auto plugin = MakePlugin(FakeTopology("nosmt"), config);  // 16 CPUs, reclaimed 4, shared >= 1
   CHECK(Hints(*plugin, Request("p", "", 11, kDedicated)) == "0*");
   CHECK(Hints(*plugin, Request("p", "", 12, kDedicated)) == "");
   CHECK(Hints(*plugin, Request("p", "", 12, kBound)) == "");

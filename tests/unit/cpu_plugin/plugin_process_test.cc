@@ -24,11 +24,11 @@ class PluginProcess {
     REQUIRE(paths.ok());
     paths_ = *paths;
     process_ = std::make_unique<ChildProcess>(
-        std::vector<std::string>{QRM_CPU_PLUGIN, "--no-register", "--plugin-dir",
-                                 dir.File("plugins"), "--state-dir", dir.File("state"),
-                                 "--sysfs-root", paths_.sysfs_root, "--procfs-root",
-                                 paths_.procfs_root, "--netns-dir", paths_.netns_dir,
-                                 "--reserved-cpus", "0-1,40-41", "--roles", kDocRoles},
+        std::vector<std::string>{
+            QRM_CPU_PLUGIN, "--no-register", "--plugin-dir", dir.File("plugins"), "--state-dir",
+            dir.File("state"), "--sysfs-root", paths_.sysfs_root, "--procfs-root",
+            paths_.procfs_root, "--netns-dir", paths_.netns_dir, "--reserved-cpus", "0-1,40-41",
+            "--reclaimed-pool-size", "4", "--roles", kDocRoles},
         dir.File("plugin.log"));
     const std::string socket = dir.File("plugins") + "/cpu.sock";
     REQUIRE(WaitFor([&] { return std::filesystem::exists(socket) || !process_->running(); }));
@@ -144,6 +144,15 @@ TEST_CASE("the plugin binary refuses a bad configuration at start", "[cpu][proce
                              "--procfs-root", paths->procfs_root, "--reserved-cpus", "0-1,80-81"});
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.output, Catch::Contains("CPUs 80-81 are not online"));
+
+  // --reclaimed-pool-size is auto or a whole number.
+  const auto size =
+      RunProcess({QRM_CPU_PLUGIN, "--no-register", "--plugin-dir", dir.File("plugins"),
+                  "--state-dir", dir.File("state"), "--sysfs-root", paths->sysfs_root,
+                  "--procfs-root", paths->procfs_root, "--reclaimed-pool-size", "lots"});
+  CHECK(size.exit_code == 2);
+  CHECK_THAT(size.output, Catch::Contains("--reclaimed-pool-size \"lots\": expected auto or a "
+                                          "whole number"));
 }
 
 }  // namespace

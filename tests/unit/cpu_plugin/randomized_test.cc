@@ -9,7 +9,7 @@
 namespace qrm::cpu::testing {
 namespace {
 
-constexpr int kKeepFree = 4 + 1;  // default reclaimed pool + one shared CPU
+constexpr int kKeepFree = 4 + 1;  // the configured reclaimed pool + one shared CPU
 
 struct Kind {
   const char* role;  // from kDocRoles; "" = katalyst annotations below
@@ -174,6 +174,7 @@ void RunRandomised(const std::string& shape, uint32_t seed, int steps) {
   const auto topology = FakeTopology(shape);
   CpuPluginConfig config;
   config.reserved_cpu_count = 2;
+  config.reclaimed_pool_size = 4;  // kKeepFree
   auto plugin = MakePlugin(topology, config);
   auto roles = plugins::RoleTable::Parse(kDocRoles);
   REQUIRE(roles.ok());
@@ -259,6 +260,13 @@ TEST_CASE("randomised admissions never overlap and hints are exact: nosmt", "[cp
 
 TEST_CASE("randomised admissions never overlap and hints are exact: memonly", "[cpu][random]") {
   RunRandomised("memonly", 99, 300);
+}
+
+TEST_CASE("randomised admissions never overlap and hints are exact: snc4, intel96, snc4x2off",
+          "[cpu][random]") {
+  RunRandomised("snc4", 4, 300);
+  RunRandomised("intel96", 48, 300);
+  RunRandomised("snc4x2off", 38, 300);
 }
 
 }  // namespace

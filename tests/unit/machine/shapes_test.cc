@@ -1,6 +1,7 @@
 // Every built-in fake machine shape, generated and discovered: CPUs, cores, sockets, NUMA
 // nodes, memory, distances, huge pages and NICs.
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include "plugins/machine/discovery.h"
 #include "plugins/machine/fake_machine.h"
@@ -229,6 +230,64 @@ TEST_CASE("memonly: a node with memory and no CPUs", "[machine][shapes]") {
   CHECK(topo.nics[0].operstate == "down");
   CHECK(topo.nics[0].ipv4.empty());
   CHECK_THAT(topo.Describe(), Catch::Contains("node 1: cpus none"));
+}
+
+TEST_CASE("snc4: one socket of four NUMA nodes", "[machine][shapes]") {
+  TempDir dir;
+  const MachineTopology topo = DiscoverOk(Generate(fake::Snc4Shape(), dir).Options());
+  INFO(topo.Describe());
+  CHECK(topo.NumCpus() == 32);
+  CHECK(topo.Cores().size() == 16);
+  CHECK(topo.Sockets() == std::map<int, CpuSet>{{0, Cpus("0-31")}});
+  CHECK(topo.NumNodes() == 4);
+  for (int n = 0; n < 4; ++n)
+    CHECK(topo.NodeCpus(n) == Cpus(fmt::format("{}-{}", 8 * n, 8 * n + 7)));
+  CHECK(topo.CoreThreads(31) == CpuSet{30, 31});
+  CHECK(topo.Distance(0, 3) == 12);
+}
+
+TEST_CASE("intel96: Intel sibling numbering, cpu i and i+48 share a core", "[machine][shapes]") {
+  TempDir dir;
+  const auto shape = fake::Intel96Shape();
+  const MachineTopology topo = DiscoverOk(Generate(shape, dir).Options());
+  INFO(topo.Describe());
+  CHECK(topo.NumCpus() == 96);
+  CHECK(topo.ThreadsPerCore() == 2);
+  CHECK(topo.Cores().size() == 48);
+  for (int cpu = 0; cpu < 48; ++cpu) CHECK(topo.CoreThreads(cpu) == CpuSet{cpu, cpu + 48});
+  CHECK(topo.Cpu(59)->thread_siblings == CpuSet{11, 59});
+  CHECK(topo.NodeCpus(0) == Cpus("0-11,48-59"));
+  CHECK(topo.NodeCpus(1) == Cpus("12-23,60-71"));
+  CHECK(topo.NodeCpus(2) == Cpus("24-35,72-83"));
+  CHECK(topo.NodeCpus(3) == Cpus("36-47,84-95"));
+  for (int n = 0; n < 4; ++n) CHECK(topo.NodeCpus(n) == shape.NodeCpus(n));
+  CHECK(topo.Sockets() == std::map<int, CpuSet>{{0, Cpus("0-23,48-71")}, {1, Cpus("24-47,72-95")}});
+  CHECK(topo.Cpu(78)->package_id == 1);
+  CHECK(topo.Cpu(78)->core_id == topo.Cpu(30)->core_id);
+}
+
+TEST_CASE("snc4x2off: four nodes per socket, Intel numbering, offline CPUs", "[machine][shapes]") {
+  TempDir dir;
+  const auto paths = Generate(fake::Snc4x2OfflineShape(), dir);
+  const MachineTopology topo = DiscoverOk(paths.Options());
+  INFO(topo.Describe());
+  CHECK(topo.NumCpus() == 60);
+  CHECK(topo.OnlineCpus() == Cpus("0-12,14-37,39-44,46-62"));
+  CHECK(topo.NumNodes() == 8);
+  CHECK(topo.Sockets().size() == 2);
+  CHECK(topo.NodeCpus(0) == Cpus("0-3,32-35"));
+  CHECK(topo.NodeCpus(1) == Cpus("4-7,36-37,39"));       // 38 offline
+  CHECK(topo.NodeCpus(3) == Cpus("12,14-15,44,46-47"));  // core 13 (13, 45) offline
+  CHECK(topo.NodeCpus(7) == Cpus("28-31,60-62"));        // 63 offline
+  CHECK(topo.SocketCpus(1) == Cpus("16-31,48-62"));
+  // A core whose sibling is offline has one thread; a core with no online thread is gone.
+  CHECK(topo.CoreThreads(6) == CpuSet{6});
+  CHECK(topo.CoreThreads(31) == CpuSet{31});
+  CHECK(topo.CoreThreads(5) == CpuSet{5, 37});
+  CHECK(topo.Cores().size() == 31);
+  CHECK(topo.ThreadsPerCore() == 2);
+  CHECK(topo.Distance(4, 7) == 12);
+  CHECK(topo.Distance(3, 4) == 21);
 }
 
 TEST_CASE("custom shapes: SMT-4, explicit distances, several namespaces", "[machine][shapes]") {
