@@ -45,12 +45,13 @@ StatusOr<CpuSet> ResolveReservedCpus(const CpuLayout& layout, const CpuPluginCon
     reserved =
         TakeSpread(layout, layout.online(), config.reserved_cpu_count, TakeOrder::kLowestFirst);
   }
-  // The shared pool and a reclaimed pool need a CPU each.
-  if (online - reserved.Size() < 1 + kMinSharedCpus) {
+  // The shared pool needs a CPU. A reclaimed pool needs none by default (auto: CPUs only while
+  // reclaimed_cores containers run, taken from the shared pool); an explicit size is checked
+  // against what is left under its own key (reclaimed-pool-size).
+  if (online - reserved.Size() < kMinSharedCpus) {
     return InvalidArgumentError(fmt::format(
-        "reserved CPUs {} leave {} of the {} online CPUs; the shared and reclaimed pools need "
-        "at least {}",
-        reserved.ToString(), online - reserved.Size(), online, 1 + kMinSharedCpus));
+        "reserved CPUs {} leave {} of the {} online CPUs; the shared pool needs at least {}",
+        reserved.ToString(), online - reserved.Size(), online, kMinSharedCpus));
   }
   return reserved;
 }
