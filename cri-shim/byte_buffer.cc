@@ -1,5 +1,7 @@
 #include "cri-shim/byte_buffer.h"
 
+#include <vector>
+
 #include <grpcpp/impl/codegen/proto_utils.h>
 
 namespace qrm::shim {
@@ -18,6 +20,16 @@ grpc::ByteBuffer SerializeToByteBuffer(const google::protobuf::MessageLite& mess
   // Fails only for messages over 2 GiB, which no CRI limit lets through.
   (void)Traits::Serialize(message, &buffer, &own_buffer);
   return buffer;
+}
+
+std::string ByteBufferToString(const grpc::ByteBuffer& buffer) {
+  std::string out;
+  std::vector<grpc::Slice> slices;
+  if (!buffer.Valid() || !buffer.Dump(&slices).ok()) return out;
+  for (const grpc::Slice& slice : slices) {
+    out.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
+  }
+  return out;
 }
 
 }  // namespace qrm::shim

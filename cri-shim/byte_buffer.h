@@ -2,6 +2,8 @@
 // messages, for the few calls the shim decodes.
 #pragma once
 
+#include <string>
+
 #include <google/protobuf/message_lite.h>
 #include <grpcpp/support/byte_buffer.h>
 
@@ -12,5 +14,8 @@ namespace qrm::shim {
 bool ParseByteBuffer(const grpc::ByteBuffer& buffer, google::protobuf::MessageLite* message);
 
 grpc::ByteBuffer SerializeToByteBuffer(const google::protobuf::MessageLite& message);
+
+// The bytes of `buffer` (empty for an invalid buffer).
+std::string ByteBufferToString(const grpc::ByteBuffer& buffer);
 
 }  // namespace qrm::shim

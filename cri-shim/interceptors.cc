@@ -8,6 +8,8 @@
 #include "common/log.h"
 #include "cri-shim/byte_buffer.h"
 #include "cri-shim/container_request_builder.h"
+#include "cri-shim/lenient_decode.h"
+#include "cri-shim/refusals.h"
 #include "cri-shim/request_edit.h"
 #include "cri-shim/skip_rules.h"
 
@@ -22,6 +24,20 @@ PodRef Ref(const PodInfo& pod, const std::string& container = "") {
 
 Answer Error(const Status& status) {
   return Answer{ToGrpcStatus(status), {}};
+}
+
+// An admission-side refusal (admission, PreStartContainer, a bad skip annotation): counted
+// (as `internal` when qrm itself failed, e.g. a checkpoint write) and answered with the
+// status's own code. The caller has logged it with the pod.
+Answer Refusal(const char* method, const Status& status) {
+  CountRefusal(method, status.code() == StatusCode::kInternal ? RefusalReason::kInternal
+                                                              : RefusalReason::kAdmission);
+  return Error(status);
+}
+
+std::string Describe(const PodInfo& pod, const std::string& container = "") {
+  if (pod.uid.empty() && pod.name.empty()) return "";
+  return fmt::format("{}", PodRef{pod.uid, pod.ns, pod.name, container});
 }
 
 // The pod as CreateContainer describes it, completed from what RunPodSandbox recorded
@@ -41,6 +57,58 @@ PodInfo PodOf(const cri::CreateContainerRequest& request, const RuntimeIndex& in
 }
 
 }  // namespace
+
+std::optional<Answer> Interceptors::RefuseUndecodable(Intercept kind, const InterceptedCall& call) {
+  const char* method = "";
+  PodInfo pod;
+  std::string container;
+  const google::protobuf::Descriptor* type = nullptr;
+  switch (kind) {
+    case Intercept::kRunPodSandbox: {
+      cri::RunPodSandboxRequest partial;
+      LenientParse(call.request(), &partial);
+      pod = PodInfoFromSandboxConfig(partial.config());
+      method = "RunPodSandbox";
+      type = partial.GetDescriptor();
+      break;
+    }
+    case Intercept::kCreateContainer: {
+      cri::CreateContainerRequest partial;
+      LenientParse(call.request(), &partial);
+      pod = PodOf(partial, index_);
+      container = partial.config().metadata().name();
+      method = "CreateContainer";
+      type = partial.GetDescriptor();
+      break;
+    }
+    default: {
+      // StartContainer, UpdateContainerResources: container_id = 1 in both.
+      cri::StartContainerRequest partial;
+      LenientParse(call.request(), &partial);
+      if (auto known = index_.FindContainer(partial.container_id())) {
+        if (auto sandbox = index_.FindSandbox(known->sandbox_id)) pod = sandbox->pod;
+        container = known->key.name;
+      }
+      method = kind == Intercept::kStartContainer ? "StartContainer" : "UpdateContainerResources";
+      type = kind == Intercept::kStartContainer
+                 ? cri::StartContainerRequest::descriptor()
+                 : cri::UpdateContainerResourcesRequest::descriptor();
+      break;
+    }
+  }
+  // Only a pod known to be skipped passes; an unknown or badly annotated pod is refused.
+  auto skip = ShouldSkip(pod, options_.skip_namespaces);
+  if (skip.ok() && *skip) {
+    Logger("cri-shim")
+        ->debug("{}: {} does not decode; skipped pod, passing through", Describe(pod, container),
+                method);
+    return std::nullopt;
+  }
+  const grpc::Status status(grpc::StatusCode::INVALID_ARGUMENT,
+                            fmt::format("qrm: {} request cannot be decoded: {}", method,
+                                        DecodeError(*type, call.request())));
+  return Answer{Refused(method, RefusalReason::kUndecodable, Describe(pod, container), status), {}};
+}
 
 Interceptors::Interceptors(const ShimOptions& options, host::Host& host, RuntimeIndex& index,
                            host::RuntimeApplier& applier, ShimCounters& counters)
@@ -92,18 +160,24 @@ Answer Interceptors::CreateContainer(InterceptedCall& call, PhaseClock& clock) {
   auto log = Logger("cri-shim");
   cri::CreateContainerRequest request;
   if (!ParseByteBuffer(call.request(), &request)) {
-    log->warn("CreateContainer: cannot decode the request; forwarding it untouched");
+    if (auto refused = RefuseUndecodable(Intercept::kCreateContainer, call)) return *refused;
     return Forward(call, call.request(), clock);
   }
   const PodInfo pod = PodOf(request, index_);
   auto skip = ShouldSkip(pod, options_.skip_namespaces);
-  if (!skip.ok()) return Error(skip.status().WithContext("qrm"));
+  if (!skip.ok()) {
+    log->warn("{}: CreateContainer refused: {}", Ref(pod), skip.status().message());
+    return Refusal("CreateContainer", skip.status().WithContext("qrm"));
+  }
   if (*skip) {
     log->debug("{}: skipped by configuration, passing through", Ref(pod));
     return Forward(call, call.request(), clock);
   }
   auto container = BuildContainerRequest(request, pod);
-  if (!container.ok()) return Error(container.status().WithContext("qrm"));
+  if (!container.ok()) {
+    log->warn("{}: CreateContainer refused: {}", Ref(pod), container.status().message());
+    return Refusal("CreateContainer", container.status().WithContext("qrm"));
+  }
   const ContainerKey key{container->pod_uid, container->container_name};
   const PodRef ref = Ref(pod, key.name);
   if (!index_.FindSandbox(request.pod_sandbox_id())) {
@@ -122,7 +196,8 @@ Answer Interceptors::CreateContainer(InterceptedCall& call, PhaseClock& clock) {
   if (!admitted.ok()) {
     counters_.admission_failures.fetch_add(1, std::memory_order_relaxed);
     log->error("{}: admission refused: {}", ref, admitted.status().message());
-    return Error(admitted.status().WithContext(fmt::format("qrm admission of {}", ref)));
+    return Refusal("CreateContainer",
+                   admitted.status().WithContext(fmt::format("qrm admission of {}", ref)));
   }
 
   Answer answer;
@@ -174,7 +249,10 @@ Answer Interceptors::CreateContainer(InterceptedCall& call, PhaseClock& clock) {
 
 Answer Interceptors::StartContainer(InterceptedCall& call, PhaseClock& clock) {
   cri::StartContainerRequest request;
-  if (!ParseByteBuffer(call.request(), &request)) return Forward(call, call.request(), clock);
+  if (!ParseByteBuffer(call.request(), &request)) {
+    if (auto refused = RefuseUndecodable(Intercept::kStartContainer, call)) return *refused;
+    return Forward(call, call.request(), clock);
+  }
   auto container = index_.FindContainer(request.container_id());
   if (!container) return Forward(call, call.request(), clock);
   auto stored = host_.state().GetContainer(container->key.pod_uid, container->key.name);
@@ -197,8 +275,9 @@ Answer Interceptors::StartContainer(InterceptedCall& call, PhaseClock& clock) {
     if (!s.ok()) {
       Logger("cri-shim")
           ->error("{}: PreStartContainer on the {} plugin failed: {}", ref, resource, s.message());
-      return Error(s.WithContext(
-          fmt::format("qrm: PreStartContainer of {} on the {} plugin", ref, resource)));
+      return Refusal("StartContainer",
+                     s.WithContext(fmt::format("qrm: PreStartContainer of {} on the {} plugin", ref,
+                                               resource)));
     }
   }
   Answer answer = Forward(call, call.request(), clock, Phase::kPreStart);
@@ -294,7 +373,12 @@ uint64_t Interceptors::ReapplyIfChanged(const ContainerKey& key, uint64_t sent, 
 
 Answer Interceptors::UpdateContainerResources(InterceptedCall& call, PhaseClock& clock) {
   cri::UpdateContainerResourcesRequest request;
-  if (!ParseByteBuffer(call.request(), &request)) return Forward(call, call.request(), clock);
+  if (!ParseByteBuffer(call.request(), &request)) {
+    if (auto refused = RefuseUndecodable(Intercept::kUpdateContainerResources, call)) {
+      return *refused;
+    }
+    return Forward(call, call.request(), clock);
+  }
   auto container = index_.FindContainer(request.container_id());
   if (!container) return Forward(call, call.request(), clock);
   auto current = host_.admission().CurrentUpdate(container->key.pod_uid, container->key.name);

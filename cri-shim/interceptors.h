@@ -19,12 +19,16 @@
 //  Resources          (Admission::CurrentUpdate); never swallowed. If qrm's values change
 //                     while it is in flight, the newest are sent again afterwards.
 //
-// Skipped pods (skip_rules.h) and requests the shim cannot decode are forwarded byte for
-// byte. Locking: qrm's steps for one pod (admit + note the create; decide + release) run
-// under the shim's per-pod lock, so a release can never interleave with an admission of
-// the same container; no lock is held while the runtime or a plugin's PreStartContainer
-// is called, and pass-through calls take no lock at all. Each step of an intercepted call
-// is timed (call_phases.h).
+// Skipped pods (skip_rules.h) are forwarded byte for byte. A RunPodSandbox, CreateContainer,
+// StartContainer or UpdateContainerResources request that does not decode is refused
+// (INVALID_ARGUMENT naming the method and the field; refusals.h counts and logs it) unless
+// what can be read of it shows a skipped pod: an unadmitted container must never reach the
+// runtime. RemoveContainer, StopPodSandbox and RemovePodSandbox that do not decode are
+// forwarded (refusing them would only keep a dead container or pod around). Locking: qrm's steps
+// for one pod (admit + note the create; decide + release) run under the shim's per-pod lock, so a
+// release can never interleave with an admission of the same container; no lock is held while the
+// runtime or a plugin's PreStartContainer is called, and pass-through calls take no lock at all.
+// Each step of an intercepted call is timed (call_phases.h).
 #pragma once
 
 #include <map>
@@ -51,6 +55,10 @@ class Interceptors {
 
   // Handles an intercepted method other than RunPodSandbox. May block: runs on the pool.
   Answer Handle(Intercept kind, InterceptedCall& call);
+  // For a RunPodSandbox, CreateContainer, StartContainer or UpdateContainerResources request
+  // that did not decode: the refusal, or nothing if the pod is skipped (then the caller
+  // forwards the request untouched). Never blocks.
+  std::optional<Answer> RefuseUndecodable(Intercept kind, const InterceptedCall& call);
   // Records the sandbox a successful RunPodSandbox (`call`, answered with `response`)
   // created. Never blocks.
   void RecordSandbox(const InterceptedCall& call, const grpc::ByteBuffer& response);

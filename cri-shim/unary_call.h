@@ -38,12 +38,14 @@ class UnaryCall final : public grpc::ServerUnaryReactor, public InterceptedCall 
   // Forwards the request without waiting; `done` runs on a gRPC thread with the response
   // in place.
   void ForwardAsync(std::function<void(const grpc::Status&)> done);
+  // Answers a call whose request message never arrived (see the constructor).
+  void RefuseMissingRequest();
   void PassThrough();
   void RecordSandbox();
   void RunOnPool();
   // Answers the kubelet (the response, if OK, is already in place). Nothing may touch
   // `this` afterwards: OnDone may already run.
-  void Reply(const grpc::Status& status);
+  void Reply(grpc::Status status);
 
   grpc::CallbackServerContext* const context_;
   const MethodInfo& method_;

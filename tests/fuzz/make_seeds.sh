@@ -151,3 +151,31 @@ printf '' >corpus/cri_request/empty
 printf '1.5Gi' >corpus/cri_request/quantity_binary
 printf '250m' >corpus/cri_request/quantity_milli
 printf '1e3' >corpus/cri_request/quantity_exponent
+# CRI after the July 2026 refresh: env values are bytes (not UTF-8 here), mounts carry options.
+create binary_env <<EOF
+config { metadata { name: "app" } envs { key: "BLOB" value: "\377\000\376bin" }
+  mounts { container_path: "/d" host_path: "/h" mount_options: "noexec" mount_options: "nodev" }
+  linux { resources { cpu_shares: 1024 } } }
+sandbox_config { $pod }
+EOF
+
+# --- cri_edit: the CreateContainer seeds above, plus fields of a newer CRI than ours --------
+mkdir -p corpus/cri_edit
+for f in guaranteed burstable_labels overrides binary_env no_name empty; do
+  cp "corpus/cri_request/$f" "corpus/cri_edit/$f"
+done
+# pod_sandbox_id "sb1"; config { linux.resources { cpuset_cpus "0-1", unknown 50: "x" },
+# envs[0] { key "K", value "v", unknown 9: 1 } }; top-level unknown 999: 1.
+printf '\x0a\x03sb1\x12\x17\x7a\x0b\x0a\x09\x32\x030-1\x92\x03\x01x\x32\x08\x0a\x01K\x12\x01v\x48\x01\xb8\x3e\x01' \
+  >corpus/cri_edit/unknown_fields
+# A map entry (sandbox annotations) with an unknown field: protobuf drops it, by design.
+printf '\x1a\x0a\x3a\x08\x0a\x01a\x12\x01b\x18\x01' >corpus/cri_edit/map_entry_unknown
+
+# --- cri_calls: [method index][call shape][length] + message ---------------------------------
+mkdir -p corpus/cri_calls
+for shape in 0 1 2 3 4 5 6 7; do
+  for method in 0 7 13 21; do
+    { printf "\\x$(printf %02x "$method")\\x0$shape\\x04"; cat corpus/cri_request/guaranteed; } \
+      >"corpus/cri_calls/m${method}_s${shape}"
+  done
+done

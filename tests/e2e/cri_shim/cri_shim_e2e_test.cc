@@ -327,3 +327,97 @@ TEST_CASE(
 }
 
 }  // namespace
+
+namespace {
+
+// CreateContainer through the shim with the raw bytes given: what a client with its own
+// (newer or broken) encoder would send.
+grpc::Status RawCreate(const std::string& socket, const std::string& bytes) {
+  auto channel = grpc::CreateChannel("unix://" + socket, grpc::InsecureChannelCredentials());
+  grpc::GenericStub stub(channel);
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  grpc::Slice slice(bytes);
+  grpc::ByteBuffer in(&slice, 1), out;
+  std::promise<grpc::Status> done;
+  stub.UnaryCall(&context, "/runtime.v1.RuntimeService/CreateContainer", grpc::StubOptions(), &in,
+                 &out, [&done](grpc::Status s) { done.set_value(std::move(s)); });
+  return done.get_future().get();
+}
+
+size_t ContainersOf(CriClient& client, const std::string& sandbox_id) {
+  cri::ListContainersRequest request;
+  request.mutable_filter()->set_pod_sandbox_id(sandbox_id);
+  cri::ListContainersResponse response;
+  const grpc::Status s =
+      client.runtime().ListContainers(client.Context().get(), request, &response);
+  INFO(s.error_message());
+  REQUIRE(s.ok());
+  return static_cast<size_t>(response.containers_size());
+}
+
+}  // namespace
+
+TEST_CASE("A binary env value is admitted; an undecodable CreateContainer never reaches containerd",
+          "[cri_shim][e2e][refusal]") {
+  if (!E2eEnvironment()) return;
+  if (qrm::e2e::UsableCpus() < 2) {
+    WARN("needs 2 CPUs: skipped");
+    return;
+  }
+  ShimOnContainerd env;
+  env.Start({"--oci-property", "CpusetCpus", "--result", "1", "--hints", "{0}:p"});
+  CriClient shim = env.ThroughShim();
+  CriClient direct = env.Direct();
+  auto pod = shim.RunHostNetworkPod("bin", "uid-bin", "default",
+                                    {{"katalyst.kubewharf.io/qos_level", "dedicated_cores"}});
+  REQUIRE_OK(pod);
+  ContainerSpec spec;
+  spec.name = "app";
+  spec.cpu_shares = 1024;
+
+  SECTION("env values are bytes: a value that is not UTF-8 decodes and is admitted") {
+    cri::CreateContainerRequest request;
+    request.set_pod_sandbox_id(pod->id);
+    *request.mutable_config() = shim.ContainerConfigFor(*pod, spec);
+    *request.mutable_sandbox_config() = pod->config;
+    auto* blob = request.mutable_config()->add_envs();
+    blob->set_key("BLOB");
+    blob->set_value(std::string("a\xff\xfe", 3));
+    cri::CreateContainerResponse created;
+    const grpc::Status s = shim.runtime().CreateContainer(shim.Context().get(), request, &created);
+    INFO(s.error_message());
+    REQUIRE(s.ok());
+    REQUIRE_OK(shim.StartContainer(created.container_id()));
+    auto cgroup = shim.ContainerCgroupCpus(created.container_id());
+    REQUIRE_OK(cgroup);
+    CHECK(*cgroup == "1");  // qrm's cpuset: the request was admitted, not forwarded untouched
+    CHECK(env.host().state().GetContainer("uid-bin", "app") != nullptr);
+    auto vars = shim.ExecSync(created.container_id(), {"env"});
+    REQUIRE_OK(vars);
+    CHECK(vars->find("BLOB=a") != std::string::npos);
+    REQUIRE_OK(shim.StopAndRemoveContainer(created.container_id()));
+  }
+  SECTION("a request qrm cannot decode is refused, though containerd would take it") {
+    cri::CreateContainerRequest request;
+    request.set_pod_sandbox_id(pod->id);
+    *request.mutable_config() = shim.ContainerConfigFor(*pod, spec);
+    *request.mutable_sandbox_config() = pod->config;
+    request.mutable_config()->set_working_dir("/QQ");
+    std::string bytes = request.SerializeAsString();
+    const size_t at = bytes.find("/QQ");
+    REQUIRE(at != std::string::npos);
+    bytes[at + 1] = '\xff';  // a string field that is not UTF-8: qrm's parser rejects it
+    bytes[at + 2] = '\xfe';
+    grpc::Status s = RawCreate(env.shim().socket_path(), bytes);
+    CHECK(s.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
+    CHECK_THAT(s.error_message(), Catch::Matchers::Contains("CreateContainer") &&
+                                      Catch::Matchers::Contains("config.working_dir"));
+    // Garbage fails the same way.
+    s = RawCreate(env.shim().socket_path(), std::string("\x0a\x03\xff\xfe\xfd\x12\x7f", 7));
+    CHECK(s.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
+    CHECK(ContainersOf(direct, pod->id) == 0);
+    CHECK(env.host().state().GetContainer("uid-bin", "app") == nullptr);
+  }
+  REQUIRE_OK(shim.StopAndRemovePod(pod->id));
+}

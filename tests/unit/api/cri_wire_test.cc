@@ -159,11 +159,99 @@ TEST_CASE("CRI unknown fields survive parse, in-place edit and re-serialize", "[
   CHECK(ToHex(Serialize(req)) == ToHex(expected));
 }
 
-TEST_CASE("CRI Signal enum names coexist with <csignal> macros", "[api][cri]") {
-  runtime::v1::Signal sig = runtime::v1::RUNTIME_DEFAULT;
-  REQUIRE(runtime::v1::Signal_Parse("SIGTERM", &sig));
+TEST_CASE("CRI Signal enum values carry the SIGNAL_ prefix and the CRI numbering", "[api][cri]") {
+  runtime::v1::Signal sig = runtime::v1::SIGNAL_RUNTIME_DEFAULT;
+  REQUIRE(runtime::v1::Signal_Parse("SIGNAL_SIGTERM", &sig));
   CHECK(static_cast<int>(sig) == 23);  // CRI numbering, not the host's
-  CHECK(runtime::v1::Signal_Name(sig) == "SIGTERM");
+  CHECK(runtime::v1::Signal_Name(sig) == "SIGNAL_SIGTERM");
+  CHECK_FALSE(runtime::v1::Signal_Parse("SIGTERM", &sig));  // the names before the rename
   CHECK(SIGTERM == 15);  // the libc macro is intact after the generated header
   CHECK(runtime::v1::Signal_descriptor()->value_count() == 66);
+  CHECK(runtime::v1::SIGNAL_SIGRTMAX == 65);
+
+  runtime::v1::ContainerConfig config;
+  config.set_stop_signal(runtime::v1::SIGNAL_SIGKILL);
+  CHECK(ToHex(Serialize(config)) == ToHex(Wire("90 01 0d")));  // field 18 varint 13
+}
+
+TEST_CASE("CRI KeyValue.value is bytes: env values need not be UTF-8", "[api][cri]") {
+  // The same wire type as the string it replaced (2), so old encodings still parse.
+  const std::string golden = Wire("0a 01 'K'  12 03 ff 00 fe");
+  runtime::v1::KeyValue kv;
+  REQUIRE(kv.ParseFromString(golden));
+  CHECK(kv.value() == std::string("\xff\x00\xfe", 3));
+  CHECK(ToHex(Serialize(kv)) == ToHex(golden));
+  CHECK(runtime::v1::KeyValue::descriptor()->FindFieldByName("value")->type() ==
+        google::protobuf::FieldDescriptor::TYPE_BYTES);
+
+  // Inside a CreateContainerRequest: config(2) -> envs(6) tag 0x32.
+  const std::string request = Wire("12 09  32 07  0a 01 'K'  12 02 c3 28");
+  runtime::v1::CreateContainerRequest parsed;
+  REQUIRE(parsed.ParseFromString(request));  // c3 28 is not UTF-8
+  CHECK(parsed.config().envs(0).value() == std::string("\xc3\x28", 2));
+}
+
+TEST_CASE("CRI Mount.mount_options and RuntimeFeatures.mount_options", "[api][cri]") {
+  runtime::v1::Mount mount;
+  mount.set_container_path("/d");
+  mount.add_mount_options("noexec");
+  mount.add_mount_options("nodev");
+  // container_path(1) 0x0a; mount_options(11) tag 11<<3|2 = 0x5a, one per element
+  const std::string golden = Wire("0a 02 '/d'  5a 06 'noexec'  5a 05 'nodev'");
+  CHECK(ToHex(Serialize(mount)) == ToHex(golden));
+  runtime::v1::Mount parsed;
+  REQUIRE(parsed.ParseFromString(golden));
+  REQUIRE(parsed.mount_options_size() == 2);
+  CHECK(parsed.mount_options(1) == "nodev");
+
+  runtime::v1::RuntimeFeatures features;
+  features.set_mount_options(true);
+  CHECK(ToHex(Serialize(features)) == ToHex(Wire("18 01")));  // field 3 varint 1
+}
+
+TEST_CASE("CRI CheckpointPod and RestorePod messages", "[api][cri]") {
+  runtime::v1::CheckpointPodRequest checkpoint;
+  checkpoint.set_pod_sandbox_id("sb");
+  checkpoint.set_output_path("/c");
+  checkpoint.add_container_ids("c1");
+  (*checkpoint.mutable_options())["k"] = "v";
+  const std::string checkpoint_golden = Wire(
+      "0a 02 'sb'"                     // pod_sandbox_id(1)
+      "12 02 '/c'"                     // output_path(2)
+      "1a 02 'c1'"                     // container_ids(3)
+      "22 06  0a 01 'k'  12 01 'v'");  // options(4) map entry
+  CHECK(ToHex(Serialize(checkpoint)) == ToHex(checkpoint_golden));
+  CHECK(Serialize(runtime::v1::CheckpointPodResponse()).empty());
+
+  runtime::v1::RestorePodRequest restore;
+  restore.set_checkpoint_path("/c");
+  restore.mutable_config()->mutable_metadata()->set_uid("u");
+  restore.set_runtime_handler("rh");
+  (*restore.mutable_options())["k"] = "v";
+  restore.add_container_configs()->mutable_metadata()->set_name("a");
+  const std::string restore_golden = Wire(
+      "0a 02 '/c'"                   // checkpoint_path(1)
+      "12 05  0a 03  12 01 'u'"      // config(2) -> metadata(1) -> uid(2)
+      "1a 02 'rh'"                   // runtime_handler(3)
+      "22 06  0a 01 'k'  12 01 'v'"  // options(4)
+      "2a 05  0a 03  0a 01 'a'");    // container_configs(5) -> metadata(1) -> name(1)
+  CHECK(ToHex(Serialize(restore)) == ToHex(restore_golden));
+
+  runtime::v1::RestorePodResponse restored;
+  REQUIRE(restored.ParseFromString(Wire("0a 02 'sb'  12 07  0a 01 'a'  12 02 'c1'")));
+  CHECK(restored.pod_sandbox_id() == "sb");
+  REQUIRE(restored.restored_containers_size() == 1);
+  CHECK(restored.restored_containers(0).name() == "a");
+  CHECK(restored.restored_containers(0).container_id() == "c1");
+}
+
+TEST_CASE("CRI ExecRequest and AttachRequest have no field past upstream's", "[api][cri]") {
+  // Our old file declared audit_request_id (7 and 6) that upstream never had; a sender's
+  // bytes in those numbers now stay unknown fields and are forwarded as they came.
+  CHECK(runtime::v1::ExecRequest::descriptor()->field_count() == 6);
+  CHECK(runtime::v1::AttachRequest::descriptor()->field_count() == 5);
+  const std::string bytes = Wire("0a 01 'c'  3a 01 'x'");
+  runtime::v1::ExecRequest exec;
+  REQUIRE(exec.ParseFromString(bytes));
+  CHECK(ToHex(Serialize(exec)) == ToHex(bytes));
 }

@@ -83,6 +83,8 @@ TEST_CASE("CRI RuntimeService and ImageService methods", "[api][cri][descriptor]
           {"UpdateRuntimeConfig", "UpdateRuntimeConfigRequest", "UpdateRuntimeConfigResponse"},
           {"Status", "StatusRequest", "StatusResponse"},
           {"CheckpointContainer", "CheckpointContainerRequest", "CheckpointContainerResponse"},
+          {"CheckpointPod", "CheckpointPodRequest", "CheckpointPodResponse"},
+          {"RestorePod", "RestorePodRequest", "RestorePodResponse"},
           {"GetContainerEvents", "GetEventsRequest", "ContainerEventResponse", true},
           {"ListMetricDescriptors", "ListMetricDescriptorsRequest",
            "ListMetricDescriptorsResponse"},

@@ -24,6 +24,15 @@ TEST_CASE("Every runtime.v1 method is known, with its arity and destination",
   CHECK(pull->unary);
   CHECK(pull->image_service);
 
+  // The pod checkpoint/restore calls of the July 2026 CRI: unary, passed through.
+  for (const char* name : {"CheckpointPod", "RestorePod"}) {
+    const MethodInfo* m = table.Find(std::string("/runtime.v1.RuntimeService/") + name);
+    REQUIRE(m != nullptr);
+    CHECK(m->unary);
+    CHECK_FALSE(m->image_service);
+    CHECK(m->intercept == Intercept::kPassThrough);
+  }
+
   CHECK(table.Find("/runtime.v1.RuntimeService/MadeUp") == nullptr);
   CHECK(table.Find("RuntimeService/Version") == nullptr);
   CHECK(MethodTable::IsImageService("/runtime.v1.ImageService/NewImageCall"));
