@@ -16,4 +16,9 @@ bool ReleaseFreeMemory() {
   return malloc_trim(0) == 1;
 }
 
+HeapBytes CurrentHeapBytes() {
+  const struct mallinfo2 info = mallinfo2();
+  return {info.uordblks + info.hblkhd, info.fordblks};
+}
+
 }  // namespace qrm

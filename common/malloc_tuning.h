@@ -8,6 +8,8 @@
 // blocks and a low trim threshold give that memory back without measurable cost to latency.
 #pragma once
 
+#include <cstddef>
+
 namespace qrm {
 
 // Call first thing in main(), before any thread exists.
@@ -19,5 +21,13 @@ void TuneMalloc(int max_arenas);
 // while it walks the free lists (well under a millisecond for qrm's heaps). True if any
 // memory was released.
 bool ReleaseFreeMemory();
+
+// What malloc holds (mallinfo2): bytes in live blocks (heap and mmapped) and free bytes kept
+// in the arenas. Tells a leak (in_use grows) from fragmentation (free grows) in a long run.
+struct HeapBytes {
+  size_t in_use = 0;
+  size_t free = 0;
+};
+HeapBytes CurrentHeapBytes();
 
 }  // namespace qrm

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "common/malloc_tuning.h"
 #include "common/metrics/metrics.h"
 
 namespace qrm::host {
@@ -68,11 +69,23 @@ void PluginFamilies(const PluginRegistry& registry, std::string& out) {
   out += fmt::format("qrm_plugins_registered{{state=\"stopped\"}} {}\n", stopped);
 }
 
+// malloc's view of the process, so a long run can tell a leak (in_use grows) from memory
+// parked in the arenas (free grows); RSS alone cannot (bench SOAK).
+void HeapFamily(std::string& out) {
+  const HeapBytes heap = CurrentHeapBytes();
+  out +=
+      "# HELP qrm_heap_bytes Bytes malloc holds: in live blocks, and free in its arenas.\n"
+      "# TYPE qrm_heap_bytes gauge\n";
+  out += fmt::format("qrm_heap_bytes{{state=\"in_use\"}} {}\n", heap.in_use);
+  out += fmt::format("qrm_heap_bytes{{state=\"free\"}} {}\n", heap.free);
+}
+
 }  // namespace
 
 void RegisterHostCollectors(const shim::ShimCounters& counters, const PluginRegistry& registry) {
   metrics::Default().AddCollector([&counters](std::string& out) { ShimFamilies(counters, out); });
   metrics::Default().AddCollector([&registry](std::string& out) { PluginFamilies(registry, out); });
+  metrics::Default().AddCollector(HeapFamily);
 }
 
 }  // namespace qrm::host

@@ -119,8 +119,17 @@ int main(int argc, char** argv) {
     stop_all();
     return 1;
   }
-  qrm::host::PodResourcesServer pod_resources(config->pod_resources, host.state(),
-                                              [&host] { return host.AggregateAllocatable(); });
+  // pod-resources lists every active pod (the runtime's containers too) and gives memory bound
+  // to no NUMA node the topology of the whole machine.
+  qrm::host::PodResourcesOptions pod_resources_options = config->pod_resources;
+  if (auto numa = config->host.numa ? qrm::StatusOr<qrm::topology::NumaInfo>(*config->host.numa)
+                                    : qrm::host::LoadNumaInfo(config->host.sysfs_root);
+      numa.ok()) {
+    pod_resources_options.mapping.machine_nodes = numa->DefaultAffinity();
+  }
+  qrm::host::PodResourcesServer pod_resources(
+      pod_resources_options, host.state(), [&host] { return host.AggregateAllocatable(); },
+      &(*shim)->view());
   if (qrm::Status s = pod_resources.Start(); !s.ok()) {
     log->error("cannot serve pod-resources: {}", s.ToString());
     stop_all();

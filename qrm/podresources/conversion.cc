@@ -1,6 +1,11 @@
 #include "qrm/podresources/conversion.h"
 
+#include <algorithm>
+#include <cmath>
+#include <set>
 #include <string_view>
+
+#include <fmt/format.h>
 
 #include "common/cpu_set.h"
 
@@ -16,6 +21,39 @@ void AddNodes(const rp::ResourceAllocationInfo& info, ::v1::TopologyInfo* topolo
     for (uint64_t node : hint.nodes()) topology->add_nodes()->set_id(static_cast<int64_t>(node));
     break;
   }
+}
+
+// The nodes the memory's bytes come from: the hint's, else those of topology_assignments,
+// else a CpusetMems result, else (memory bound to no node) every node of the machine.
+void AddMemoryNodes(const rp::ResourceAllocationInfo& info, NumaMask machine,
+                    ::v1::TopologyInfo* topology) {
+  AddNodes(info, topology);
+  if (topology->nodes_size() > 0) return;
+  std::set<uint64_t> assigned;
+  for (const auto& [node, bytes] : info.topology_assignments()) assigned.insert(node);
+  for (uint64_t node : assigned) topology->add_nodes()->set_id(static_cast<int64_t>(node));
+  if (topology->nodes_size() > 0) return;
+  NumaMask nodes = machine;
+  if (info.oci_property_name() == "CpusetMems") {
+    if (auto parsed = NumaMask::Parse(info.allocation_result()); parsed.ok() && !parsed->empty()) {
+      nodes = *parsed;
+    }
+  }
+  for (int node : nodes.Nodes()) topology->add_nodes()->set_id(node);
+}
+
+// One device id per unit of an allocatable quantity (see the header for the names).
+std::vector<std::string> DeviceIds(const std::string& resource,
+                                   const rp::TopologyAwareQuantity& q) {
+  const bool named = !q.name().empty() && q.name() != resource;
+  const double value = std::isfinite(q.resource_value()) ? q.resource_value() : 0;
+  const int64_t units = std::llround(std::clamp(value, 0.0, static_cast<double>(kMaxDeviceUnits)));
+  if (named && units <= 1) return {q.name()};  // one device (a value of 0 still names it)
+  const std::string base = named ? q.name() : resource;
+  std::vector<std::string> ids;
+  ids.reserve(static_cast<size_t>(units));
+  for (int64_t k = 0; k < units; ++k) ids.push_back(fmt::format("{}-numa{}-{}", base, q.node(), k));
+  return ids;
 }
 
 void AddCpuIds(const std::string& cpuset_text, google::protobuf::RepeatedField<int64_t>* out) {
@@ -52,7 +90,7 @@ std::vector<std::string> SplitIds(std::string_view text) {
         ::v1::ContainerMemory* m = c->add_memory();
         m->set_memory_type("memory");
         m->set_size(static_cast<uint64_t>(info.allocated_quantity()));
-        AddNodes(info, m->mutable_topology());
+        AddMemoryNodes(info, mapping.machine_nodes, m->mutable_topology());
       } else if (mapping.device_resources.contains(resource)) {
         std::vector<std::string> ids = SplitIds(info.allocation_result());
         if (ids.empty()) continue;
@@ -82,10 +120,12 @@ std::vector<std::string> SplitIds(std::string_view text) {
         m->set_memory_type("memory");
         m->set_size(static_cast<uint64_t>(q.resource_value()));
         m->mutable_topology()->add_nodes()->set_id(static_cast<int64_t>(q.node()));
-      } else if (mapping.device_resources.contains(resource) && !q.name().empty()) {
+      } else if (mapping.device_resources.contains(resource)) {
+        std::vector<std::string> ids = DeviceIds(resource, q);
+        if (ids.empty()) continue;
         ::v1::ContainerDevices* d = out.add_devices();
         d->set_resource_name(resource);
-        d->add_device_ids(q.name());
+        for (std::string& id : ids) d->add_device_ids(std::move(id));
         d->mutable_topology()->add_nodes()->set_id(static_cast<int64_t>(q.node()));
       }
     }

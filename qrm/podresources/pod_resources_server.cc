@@ -1,5 +1,8 @@
 #include "qrm/podresources/pod_resources_server.h"
 
+#include <atomic>
+#include <vector>
+
 #include <grpcpp/grpcpp.h>
 #include <unistd.h>
 
@@ -7,6 +10,7 @@
 #include "common/grpc_status.h"
 #include "common/log.h"
 #include "common/unix_socket.h"
+#include "qrm/podresources/active_pods.h"
 #include "qrm/podresources/rate_limiter.h"
 
 namespace qrm::host {
@@ -14,37 +18,34 @@ namespace qrm::host {
 class PodResourcesServer::Service final : public ::v1::PodResourcesLister::Service {
  public:
   Service(const PodResourcesOptions& options, const StateStore& state,
-          AllocatableSource allocatable)
+          AllocatableSource allocatable, RuntimeView* runtime)
       : options_(options),
         state_(state),
         allocatable_(std::move(allocatable)),
+        runtime_(runtime),
         limiter_(options.qps, options.burst) {}
 
   grpc::Status List(grpc::ServerContext*, const ::v1::ListPodResourcesRequest*,
                     ::v1::ListPodResourcesResponse* response) override {
     if (!limiter_.TryAcquire()) return Limited("List");
-    for (const auto& [uid, pod] : state_.Snapshot()) {
-      if (pod) *response->add_pod_resources() = ToPodResources(*pod, options_.mapping);
-    }
+    for (::v1::PodResources& pod : Active()) *response->add_pod_resources() = std::move(pod);
     return grpc::Status::OK;
   }
 
   grpc::Status Get(grpc::ServerContext*, const ::v1::GetPodResourcesRequest* request,
                    ::v1::GetPodResourcesResponse* response) override {
     if (!limiter_.TryAcquire()) return Limited("Get");
-    if (request->pod_name().empty()) {
-      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "pod_name: must not be empty");
-    }
-    for (const auto& [uid, pod] : state_.Snapshot()) {
-      if (pod && pod->name == request->pod_name() && pod->ns == request->pod_namespace()) {
-        *response->mutable_pod_resources() = ToPodResources(*pod, options_.mapping);
+    for (::v1::PodResources& pod : Active()) {
+      if (pod.name() == request->pod_name() && pod.namespace_() == request->pod_namespace()) {
+        *response->mutable_pod_resources() = std::move(pod);
         return grpc::Status::OK;
       }
     }
-    return grpc::Status(grpc::StatusCode::NOT_FOUND,
-                        fmt::format("pod {}/{} has no allocations in qrm (unknown pod, or it "
-                                    "requested nothing qrm manages)",
-                                    request->pod_namespace(), request->pod_name()));
+    // The kubelet returns a plain error here, which gRPC-Go sends as UNKNOWN; clients written
+    // against it test for that code.
+    return grpc::Status(grpc::StatusCode::UNKNOWN,
+                        fmt::format("pod {} in namespace {} not found", request->pod_name(),
+                                    request->pod_namespace()));
   }
 
   grpc::Status GetAllocatableResources(grpc::ServerContext*,
@@ -56,6 +57,22 @@ class PodResourcesServer::Service final : public ::v1::PodResourcesLister::Servi
   }
 
  private:
+  std::vector<::v1::PodResources> Active() {
+    std::vector<RuntimeContainer> live;
+    if (runtime_ != nullptr) {
+      StatusOr<std::vector<RuntimeContainer>> listed = runtime_->ListContainers();
+      if (listed.ok()) {
+        live = std::move(*listed);
+        runtime_warned_.store(false, std::memory_order_relaxed);
+      } else if (!runtime_warned_.exchange(true, std::memory_order_relaxed)) {
+        // Once per outage: every List would repeat it.
+        log_->warn("runtime containers unavailable, answering from the checkpoint alone: {}",
+                   listed.status().ToString());
+      }
+    }
+    return ActivePodResources(state_.Snapshot(), live, options_.mapping);
+  }
+
   grpc::Status Limited(const char* method) {
     log_->debug("method={}: rate limit of {} requests/s (burst {}) exceeded", method, options_.qps,
                 options_.burst);
@@ -68,14 +85,16 @@ class PodResourcesServer::Service final : public ::v1::PodResourcesLister::Servi
   const PodResourcesOptions& options_;
   const StateStore& state_;
   AllocatableSource allocatable_;
+  RuntimeView* runtime_;
+  std::atomic<bool> runtime_warned_{false};
   TokenBucket limiter_;
   std::shared_ptr<spdlog::logger> log_ = Logger("pod-resources");
 };
 
 PodResourcesServer::PodResourcesServer(PodResourcesOptions options, const StateStore& state,
-                                       AllocatableSource allocatable)
+                                       AllocatableSource allocatable, RuntimeView* runtime)
     : options_(std::move(options)),
-      service_(std::make_unique<Service>(options_, state, std::move(allocatable))) {}
+      service_(std::make_unique<Service>(options_, state, std::move(allocatable), runtime)) {}
 
 PodResourcesServer::~PodResourcesServer() {
   Stop();

@@ -1,7 +1,11 @@
 // PodResourcesServer: the kubelet's podresources v1 service (List, GetAllocatableResources,
 // Get) on qrm's own Unix socket, for tools such as node-feature-discovery's topology updater.
 //
-// List and Get read a snapshot of the host checkpoint (no lock held while answering);
+// List and Get answer for every active pod (active_pods.h): a snapshot of the host checkpoint
+// (no lock held while answering) joined with the runtime's containers (RuntimeView, one
+// ListContainers per call; without a view, or when the runtime does not answer, the
+// checkpoint alone). Get of a pod that is not active fails like the kubelet's: gRPC UNKNOWN
+// (a plain Go error there) with "pod <name> in namespace <ns> not found".
 // GetAllocatableResources asks the plugins (through a callback, normally
 // Host::AggregateAllocatable). Every call takes a token from a TokenBucket first and is
 // answered RESOURCE_EXHAUSTED when none is left, as the kubelet does.
@@ -17,6 +21,7 @@
 #include "common/status.h"
 #include "common/unix_socket.h"
 #include "qrm/podresources/conversion.h"
+#include "qrm/reconcile/runtime.h"
 #include "qrm/state/state_store.h"
 
 namespace qrm::host {
@@ -36,8 +41,9 @@ using AllocatableSource = std::function<
 
 class PodResourcesServer {
  public:
+  // `runtime` (may be null) must outlive the server.
   PodResourcesServer(PodResourcesOptions options, const StateStore& state,
-                     AllocatableSource allocatable);
+                     AllocatableSource allocatable, RuntimeView* runtime = nullptr);
   ~PodResourcesServer();
   PodResourcesServer(const PodResourcesServer&) = delete;
   PodResourcesServer& operator=(const PodResourcesServer&) = delete;

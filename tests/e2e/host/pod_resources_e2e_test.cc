@@ -43,6 +43,13 @@ std::string Nodes(const ::v1::TopologyInfo& topology) {
   return nodes.ToString();
 }
 
+// This machine's online NUMA nodes ("0" without NUMA), as qrm-host reads them.
+std::string MachineNodes() {
+  std::string online = testing::ReadFile("/sys/devices/system/node/online");
+  while (!online.empty() && (online.back() == '\n' || online.back() == ' ')) online.pop_back();
+  return online.empty() ? "0" : online;
+}
+
 TEST_CASE("pod-resources lists the CPUs, memory and NICs the plugins recorded") {
   if (!Root()) return;
   NodeFixture node;
@@ -123,6 +130,11 @@ TEST_CASE("pod-resources lists the CPUs, memory and NICs the plugins recorded") 
     if (p.name() == "bound") {
       CHECK_FALSE(mem_nodes.empty());
       CHECK(Nodes(c.memory(0).topology()) == mem_nodes);
+    } else {
+      // Bound to no node: the bytes may come from any node of the machine, so the block
+      // names them all (the kubelet never reports a block without topology).
+      CHECK(mem_nodes.empty());
+      CHECK(Nodes(c.memory(0).topology()) == MachineNodes());
     }
 
     // NIC: the interface the NIC plugin recorded, as a device of qrm.io/nic.
@@ -136,6 +148,58 @@ TEST_CASE("pod-resources lists the CPUs, memory and NICs the plugins recorded") 
     REQUIRE(c.devices(0).device_ids_size() == 1);
     CHECK(c.devices(0).device_ids(0) == interface);
   }
+}
+
+TEST_CASE("pod-resources answers List and Get for every active pod, as the kubelet does") {
+  if (!Root()) return;
+  NodeFixture node;
+  node.StartQrm({"--reclaimed-pool-size", "0"});
+  CriClient shim = node.Shim();
+  // A pod qrm passes through untouched (nothing allocated) and an admitted one.
+  auto skipped =
+      shim.RunHostNetworkPod("skipped", "skipped-uid", "default", {{"qrm.io/skip", "true"}});
+  REQUIRE(skipped.ok());
+  auto skipped_id = shim.CreateAndStartContainer(*skipped, OneCpu("app"));
+  INFO(skipped_id.status().ToString() << "\n" << node.Logs());
+  REQUIRE(skipped_id.ok());
+  auto shared = shim.RunHostNetworkPod("shared", "shared-uid", "default",
+                                       {{"katalyst.kubewharf.io/qos_level", "shared_cores"}});
+  REQUIRE(shared.ok());
+  REQUIRE(shim.CreateAndStartContainer(*shared, OneCpu("main")).ok());
+
+  auto listed = node.PodResources();
+  INFO(listed.status().ToString());
+  REQUIRE(listed.ok());
+  std::map<std::string, const ::v1::PodResources*> by_name;
+  for (const auto& p : listed->pod_resources()) by_name[p.name()] = &p;
+  REQUIRE(by_name.contains("shared"));
+  REQUIRE(by_name.contains("skipped"));
+  const ::v1::PodResources& s = *by_name["skipped"];
+  CHECK(s.namespace_() == "default");
+  REQUIRE(s.containers_size() == 1);
+  CHECK(s.containers(0).name() == "app");
+  CHECK(s.containers(0).cpu_ids_size() == 0);
+  CHECK(s.containers(0).memory_size() == 0);
+  CHECK(s.containers(0).devices_size() == 0);
+
+  auto stub = ::v1::PodResourcesLister::NewStub(
+      grpc::CreateChannel("unix:" + node.PodResourcesSocket(), grpc::InsecureChannelCredentials()));
+  auto get = [&](const std::string& name, ::v1::GetPodResourcesResponse* out) {
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    ::v1::GetPodResourcesRequest req;
+    req.set_pod_name(name);
+    req.set_pod_namespace("default");
+    return stub->Get(&ctx, req, out);
+  };
+  ::v1::GetPodResourcesResponse got;
+  grpc::Status ok = get("skipped", &got);
+  INFO(ok.error_message());
+  REQUIRE(ok.ok());
+  CHECK(got.pod_resources().containers_size() == 1);
+  grpc::Status missing = get("nobody", &got);
+  CHECK(missing.error_code() == grpc::StatusCode::UNKNOWN);
+  CHECK(missing.error_message() == "pod nobody in namespace default not found");
 }
 
 }  // namespace

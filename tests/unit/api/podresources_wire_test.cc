@@ -117,3 +117,31 @@ TEST_CASE("podresources unpacked cpu_ids from an old encoder still parse", "[api
   // Re-encoded packed: field 3 len-delimited tag 0x1a.
   CHECK(ToHex(Serialize(ctr)) == ToHex(Wire("0a 01 'a'  1a 02 02 03")));
 }
+
+TEST_CASE("podresources fields added upstream in 2025-2026: pod-level cpu_ids/memory, share_id",
+          "[api][podresources]") {
+  v1::PodResources pod;
+  pod.set_name("p");
+  pod.add_cpu_ids(4);
+  pod.add_cpu_ids(5);
+  auto* memory = pod.add_memory();
+  memory->set_memory_type("memory");
+  memory->set_size(1);
+  const std::string golden = Wire(
+      "0a 01 'p'"                       // field 1 (name)
+      "22 02 04 05"                     // field 4 (cpu_ids) packed [4, 5]
+      "2a 0a  0a 06 'memory'  10 01");  // field 5 (memory) ContainerMemory{type, size 1}
+  CHECK(ToHex(Serialize(pod)) == ToHex(golden));
+  v1::PodResources parsed;
+  REQUIRE(parsed.ParseFromString(golden));
+  CHECK(parsed.cpu_ids_size() == 2);
+  REQUIRE(parsed.memory_size() == 1);
+  CHECK(parsed.memory(0).size() == 1);
+
+  // share_id is `optional`: an empty value set is still sent (field 5, length 0).
+  v1::ClaimResource claim;
+  claim.set_share_id("");
+  CHECK(ToHex(Serialize(claim)) == ToHex(Wire("2a 00")));
+  v1::ClaimResource unset;
+  CHECK(Serialize(unset).empty());
+}

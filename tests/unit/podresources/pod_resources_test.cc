@@ -94,6 +94,140 @@ TEST_CASE("allocatable: cpus from the per-node annotation, memory and named devi
   CHECK(out.devices(1).device_ids(0) == "eth1");
 }
 
+TEST_CASE("memory blocks always carry the NUMA nodes their bytes come from") {
+  PodResourcesMapping mapping;
+  mapping.machine_nodes = NumaMask::FirstN(2);
+  auto memory_nodes = [&](const rp::ResourceAllocationInfo& info) {
+    PodAllocation pod;
+    pod.containers["c"].resources["memory"] = info;
+    ::v1::PodResources out = ToPodResources(pod, mapping);
+    REQUIRE(out.containers(0).memory_size() == 1);
+    std::vector<int64_t> nodes;
+    for (const auto& n : out.containers(0).memory(0).topology().nodes()) nodes.push_back(n.id());
+    return nodes;
+  };
+  // NUMA-bound: the hint's nodes.
+  CHECK(memory_nodes(Alloc("CpusetMems", "1", 1 << 20, {1})) == std::vector<int64_t>{1});
+  // No hint, but the bytes per node (topology_assignments).
+  rp::ResourceAllocationInfo assigned = Alloc("", "", 3 << 20, {});
+  (*assigned.mutable_topology_assignments())[1] = 1 << 20;
+  (*assigned.mutable_topology_assignments())[0] = 2 << 20;
+  CHECK(memory_nodes(assigned) == std::vector<int64_t>{0, 1});
+  // No hint, only the cpuset.mems written.
+  CHECK(memory_nodes(Alloc("CpusetMems", "1", 1 << 20, {})) == std::vector<int64_t>{1});
+  // Bound to no node (a shared container): any node of the machine.
+  CHECK(memory_nodes(Alloc("", "", 64 << 20, {})) == std::vector<int64_t>{0, 1});
+}
+
+TEST_CASE("allocatable devices: one id per unit of a countable quantity") {
+  std::map<std::string, rp::AllocatableTopologyAwareResource> alloc;
+  auto add = [&](const std::string& resource, int node, double value, const std::string& name) {
+    rp::TopologyAwareQuantity* q = alloc[resource].add_topology_aware_allocatable_quantity_list();
+    q->set_node(node);
+    q->set_resource_value(value);
+    q->set_name(name);
+  };
+  add("example.com/gpu", 0, 3, "");                 // countable, unnamed
+  add("example.com/gpu", 1, 2, "example.com/gpu");  // named after the resource: still units
+  add("example.com/fpga", 1, 2, "card0");           // a named quantity of two units
+  add("example.com/fpga", 0, 1e30, "");             // a nonsense report stays bounded
+  add("qrm.io/nic", 0, 1, "eth0");                  // one device: its own name
+  PodResourcesMapping mapping;
+  mapping.device_resources = {"example.com/gpu", "example.com/fpga", "qrm.io/nic"};
+  auto out = ToAllocatable(alloc, mapping);
+  std::map<std::string, std::vector<std::string>> ids;  // "resource@node" -> ids
+  for (const auto& d : out.devices()) {
+    REQUIRE(d.topology().nodes_size() == 1);
+    auto& list = ids[d.resource_name() + "@" + std::to_string(d.topology().nodes(0).id())];
+    list.insert(list.end(), d.device_ids().begin(), d.device_ids().end());
+  }
+  CHECK(ids["example.com/gpu@0"] == std::vector<std::string>{"example.com/gpu-numa0-0",
+                                                             "example.com/gpu-numa0-1",
+                                                             "example.com/gpu-numa0-2"});
+  CHECK(ids["example.com/gpu@1"] ==
+        std::vector<std::string>{"example.com/gpu-numa1-0", "example.com/gpu-numa1-1"});
+  CHECK(ids["example.com/fpga@1"] == std::vector<std::string>{"card0-numa1-0", "card0-numa1-1"});
+  CHECK(ids["example.com/fpga@0"].size() == static_cast<size_t>(kMaxDeviceUnits));
+  CHECK(ids["qrm.io/nic@0"] == std::vector<std::string>{"eth0"});
+}
+
+// The runtime as ListContainers reports it.
+class FakeView final : public RuntimeView {
+ public:
+  StatusOr<std::set<std::string>> ListPodUids() override {
+    std::set<std::string> uids;
+    for (const auto& c : containers) uids.insert(c.pod_uid);
+    return uids;
+  }
+  StatusOr<std::vector<RuntimeContainer>> ListContainers() override {
+    if (!error.ok()) return error;
+    return containers;
+  }
+  std::vector<RuntimeContainer> containers;
+  Status error = Status::Ok();
+};
+
+TEST_CASE("List and Get answer for every active pod, with empty resources where qrm has none") {
+  testing::TempDir dir;
+  StateStore state(dir.path() + "/state");
+  REQUIRE(state.Load().ok());
+  REQUIRE(state.PutContainer("uid-a", "pod-a", "default", "main", DocExample3Container()).ok());
+  FakeView view;
+  view.containers = {
+      {"uid-a", "pod-a", "default", "main"},
+      {"uid-a", "pod-a", "default", "sidecar"},  // requested nothing qrm manages
+      {"uid-b", "skipped", "kube-system", "app"},
+      {"uid-b", "skipped", "kube-system", "app"},  // restarted: old and new container
+  };
+  PodResourcesOptions options;
+  options.socket = dir.path() + "/pr.sock";
+  options.qps = 0;
+  PodResourcesServer server(
+      options, state, [] { return std::map<std::string, rp::AllocatableTopologyAwareResource>{}; },
+      &view);
+  REQUIRE(server.Start().ok());
+  auto stub = ::v1::PodResourcesLister::NewStub(
+      grpc::CreateChannel("unix:" + options.socket, grpc::InsecureChannelCredentials()));
+
+  grpc::ClientContext list_ctx;
+  ::v1::ListPodResourcesResponse list;
+  REQUIRE(stub->List(&list_ctx, {}, &list).ok());
+  REQUIRE(list.pod_resources_size() == 2);
+  const auto& a = list.pod_resources(0);
+  CHECK(a.name() == "pod-a");
+  REQUIRE(a.containers_size() == 2);
+  CHECK(a.containers(0).name() == "main");
+  CHECK(a.containers(0).cpu_ids_size() == 10);
+  CHECK(a.containers(1).name() == "sidecar");
+  CHECK(a.containers(1).cpu_ids_size() == 0);
+  CHECK(a.containers(1).memory_size() == 0);
+  const auto& b = list.pod_resources(1);
+  CHECK(b.name() == "skipped");
+  CHECK(b.namespace_() == "kube-system");
+  REQUIRE(b.containers_size() == 1);
+  CHECK(b.containers(0).name() == "app");
+  CHECK(b.containers(0).devices_size() == 0);
+  CHECK(b.cpu_ids_size() == 0);  // pod-level fields: qrm allocates per container
+
+  grpc::ClientContext get_ctx;
+  ::v1::GetPodResourcesRequest req;
+  req.set_pod_name("skipped");
+  req.set_pod_namespace("kube-system");
+  ::v1::GetPodResourcesResponse got;
+  grpc::Status s = stub->Get(&get_ctx, req, &got);
+  INFO(s.error_message());
+  REQUIRE(s.ok());
+  CHECK(got.pod_resources().containers_size() == 1);
+
+  // The runtime not answering: the checkpoint alone, never an error.
+  view.error = UnavailableError("runtime down");
+  grpc::ClientContext down_ctx;
+  ::v1::ListPodResourcesResponse down;
+  REQUIRE(stub->List(&down_ctx, {}, &down).ok());
+  REQUIRE(down.pod_resources_size() == 1);
+  CHECK(down.pod_resources(0).containers_size() == 1);
+}
+
 TEST_CASE("token bucket: a burst, then the configured rate") {
   TokenBucket bucket(100, 10);
   auto t0 = TokenBucket::Clock::now();
@@ -160,8 +294,9 @@ TEST_CASE("the service answers List, Get and GetAllocatableResources on its sock
     req.set_pod_namespace("other");
     ::v1::GetPodResourcesResponse got;
     grpc::Status s = stub->Get(&ctx, req, &got);
-    CHECK(s.error_code() == grpc::StatusCode::NOT_FOUND);
-    CHECK_THAT(s.error_message(), Catch::Contains("other/pod1"));
+    // The kubelet's answer, exactly: a plain Go error, i.e. gRPC UNKNOWN with this text.
+    CHECK(s.error_code() == grpc::StatusCode::UNKNOWN);
+    CHECK(s.error_message() == "pod pod1 in namespace other not found");
   }
   {
     grpc::ClientContext ctx;
