@@ -73,6 +73,12 @@ std::string Resources(const adm::ContainerAllocation& c) {
                     info.allocation_result().empty() ? fmt::format("{}", info.allocated_quantity())
                                                      : info.allocation_result());
   }
+  // Admitted without these (their plugin was down): pending, or refused by the plugin since.
+  std::map<std::string, std::string> skipped(c.skipped_resources().begin(),
+                                             c.skipped_resources().end());
+  for (const auto& [name, state] : skipped) {
+    out += fmt::format("{}{}=skipped({})", out.empty() ? "" : " ", name, state);
+  }
   return out.empty() ? "-" : out;
 }
 
@@ -111,7 +117,9 @@ int CmdPods(const GlobalOptions& g) {
     std::string containers, qos;
     for (const auto& c : p.containers()) {
       containers += (containers.empty() ? "" : ",") + c.name();
-      if (qos.empty()) qos = c.pod_role().empty() ? c.qos_level() : c.pod_role();
+      if (qos.empty()) {
+        qos = c.pod_role().empty() ? c.qos_level() : c.qos_level() + "/" + c.pod_role();
+      }
     }
     rows.push_back({p.namespace_() + "/" + p.name(), p.uid(), containers, qos});
   }

@@ -20,9 +20,12 @@
 //   --fail METHOD             fail this RPC with INTERNAL (Allocate, GetTopologyHints,
 //                             RemovePod); repeatable
 //   --fail-unavailable        --fail answers UNAVAILABLE instead of INTERNAL
+//   --fail-exhausted          --fail answers RESOURCE_EXHAUSTED (a refusal, not an outage)
 //   --hang METHOD             sleep 1 h in this RPC; repeatable
 //   --state FILE              persist allocations durably to this checkpoint
 //   --call-log FILE           append "METHOD pod_uid container" per call
+//   --request-log FILE        append "METHOD pod_uid container role=R type=T requests=K1,K2"
+//                             per hints/Allocate request (what the host sent)
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -46,10 +49,12 @@ namespace {
 
 struct Config {
   std::string resource, hints, result, oci_property, result_file, state, call_log, quantity;
+  std::string request_log;
   std::set<std::string> fail, hang;
   bool need_reconcile = false;
   bool pod_hints = false;
   bool fail_unavailable = false;
+  bool fail_exhausted = false;
 };
 
 class TestPlugin final : public sdk::ResourcePlugin {
@@ -65,6 +70,7 @@ class TestPlugin final : public sdk::ResourcePlugin {
   }
 
   StatusOr<pb::ResourceHintsResponse> GetTopologyHints(const pb::ResourceRequest& req) override {
+    LogRequest("GetTopologyHints", req);
     QRM_RETURN_IF_ERROR(Enter("GetTopologyHints", req.pod_uid(), req.container_name()));
     pb::ResourceHintsResponse resp;
     resp.set_pod_uid(req.pod_uid());
@@ -86,6 +92,7 @@ class TestPlugin final : public sdk::ResourcePlugin {
   }
 
   StatusOr<pb::ResourceAllocationResponse> Allocate(const pb::ResourceRequest& req) override {
+    LogRequest("Allocate", req);
     QRM_RETURN_IF_ERROR(Enter("Allocate", req.pod_uid(), req.container_name()));
     pb::ResourceAllocationInfo info;
     info.set_oci_property_name(config_.oci_property);
@@ -160,6 +167,17 @@ class TestPlugin final : public sdk::ResourcePlugin {
   }
 
  private:
+  void LogRequest(const std::string& method, const pb::ResourceRequest& req) {
+    if (config_.request_log.empty()) return;
+    std::set<std::string> keys;  // sorted, so the line is deterministic
+    for (const auto& [k, v] : req.resource_requests()) keys.insert(k);
+    std::lock_guard lock(log_mu_);
+    std::ofstream out(config_.request_log, std::ios::app);
+    out << method << ' ' << req.pod_uid() << ' ' << req.container_name()
+        << " role=" << req.pod_role() << " type=" << req.pod_type()
+        << " requests=" << fmt::format("{}", fmt::join(keys, ",")) << '\n';
+  }
+
   Status Enter(const std::string& method, const std::string& pod, const std::string& container) {
     if (!config_.call_log.empty()) {
       std::lock_guard lock(log_mu_);
@@ -170,6 +188,7 @@ class TestPlugin final : public sdk::ResourcePlugin {
     if (config_.fail.count(method)) {
       const std::string message =
           fmt::format("{} failed as configured (--fail {})", method, method);
+      if (config_.fail_exhausted) return ResourceExhaustedError(message);
       return config_.fail_unavailable ? UnavailableError(message) : InternalError(message);
     }
     return Status::Ok();
@@ -243,9 +262,9 @@ int main(int argc, char** argv) {
       "result", po::value(&config.result))("quantity", po::value(&config.quantity))(
       "oci-property", po::value(&config.oci_property)->default_value("CpusetMems"))(
       "result-file", po::value(&config.result_file))("need-reconcile", "")("pod-hints", "")(
-      "fail-unavailable", "")("fail", po::value(&fail)->composing())(
+      "fail-unavailable", "")("fail-exhausted", "")("fail", po::value(&fail)->composing())(
       "hang", po::value(&hang)->composing())("state", po::value(&config.state))(
-      "call-log", po::value(&config.call_log));
+      "call-log", po::value(&config.call_log))("request-log", po::value(&config.request_log));
   po::variables_map vm;
   try {
     po::store(po::parse_command_line(argc, argv, desc), vm);
@@ -258,6 +277,7 @@ int main(int argc, char** argv) {
   config.need_reconcile = vm.count("need-reconcile") > 0;
   config.pod_hints = vm.count("pod-hints") > 0;
   config.fail_unavailable = vm.count("fail-unavailable") > 0;
+  config.fail_exhausted = vm.count("fail-exhausted") > 0;
   config.fail.insert(fail.begin(), fail.end());
   config.hang.insert(hang.begin(), hang.end());
   TestPlugin plugin(config);
