@@ -23,9 +23,10 @@ grpc::Status Register(const std::string& host_socket, const pb::RegisterRequest&
   return stub->Register(&ctx, req, &resp);
 }
 
-TEST_CASE("a Register RPC's own options win over GetResourcePluginOptions, and the difference "
-          "is logged",
-          "[registry][kubewharf]") {
+TEST_CASE(
+    "a Register RPC's own options win over GetResourcePluginOptions, and the difference "
+    "is logged",
+    "[registry][kubewharf]") {
   LogCapture log("registry");
   HostFixture f;
   Host& host = f.StartHost();
@@ -61,7 +62,8 @@ std::string LongPrefix() {
   return label + "." + label + "." + label + "." + label + ".io";
 }
 
-TEST_CASE("resource names follow Kubernetes' container resource name rules", "[registry][kubewharf]") {
+TEST_CASE("resource names follow Kubernetes' container resource name rules",
+          "[registry][kubewharf]") {
   for (const char* ok : {"cpu", "memory", "ephemeral-storage", "hugepages-2Mi", "example.com/foo",
                          "qrm.io/nic", "kubernetes.io/batch-cpu", "a.b/c_d.e-f"}) {
     INFO(ok);

@@ -6,7 +6,6 @@
 #include <fstream>
 #include <sstream>
 
-
 #include "common/metrics/metrics.h"
 #include "tests/integration/host/host_fixture.h"
 
@@ -42,7 +41,16 @@ void TakeDown(HostFixture& f, int signal) {
   if (signal == SIGKILL) {
     f.plugin("cpu").Kill(SIGKILL);
   } else {
-    REQUIRE(::kill(f.plugin("cpu").pid(), SIGSTOP) == 0);
+    const pid_t pid = f.plugin("cpu").pid();
+    REQUIRE(::kill(pid, SIGSTOP) == 0);
+    // kill() returns before every thread has stopped: wait until the process is stopped.
+    REQUIRE(WaitFor([&] {
+      std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+      std::string line;
+      std::getline(stat, line);
+      const size_t paren = line.rfind(')');
+      return paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] == 'T';
+    }));
   }
 }
 
@@ -145,7 +153,8 @@ TEST_CASE("a container admitted without the CPU plugin is confined to the non-ex
   CHECK(shared->update.resources.cpuset_cpus() == "0-1,4-7");
   // Re-applies after a restart and re-admission say the same.
   CHECK(host.admission().CurrentUpdate("p2", "c0")->resources.cpuset_cpus() == "0-1,4-7");
-  CHECK(host.admission().Admit(Request("p2", "c0", {{"cpu", 1}}, "shared_cores"))
+  CHECK(host.admission()
+            .Admit(Request("p2", "c0", {{"cpu", 1}}, "shared_cores"))
             ->update.resources.cpuset_cpus() == "0-1,4-7");
 
   // Kept current: the dedicated pod leaves, and the next tick widens p2 to every CPU.
@@ -187,9 +196,7 @@ TEST_CASE("a skipped resource its plugin refuses once back is reported once, not
   CHECK_THAT(host.admission().skipped_status().Refusal({"p1", "c0", "cpu"}),
              Catch::Contains("failed as configured"));
   CHECK(log.At(spdlog::level::warn, "cpu cannot be allocated").size() == 1);
-  CHECK(metrics::Default()
-            .GetGauge("qrm_skipped_resources_unallocatable", "")
-            .Value() == 1);
+  CHECK(metrics::Default().GetGauge("qrm_skipped_resources_unallocatable", "").Value() == 1);
   // Still confined meanwhile (no exclusive allocation: every CPU).
   CHECK(host.admission().CurrentUpdate("p1", "c0")->resources.cpuset_cpus() == "0-7");
 
