@@ -27,8 +27,8 @@
 #include "plugins/cpu/pool_control.h"
 #include "plugins/cpu/state_checkpoint.h"
 #include "plugins/machine/topology.h"
-#include "qos/qos_requirement.h"
 #include "plugins/sdk/resource_plugin.h"
+#include "qos/qos_requirement.h"
 
 namespace qrm::cpu {
 

@@ -33,8 +33,7 @@ namespace {
 const CpuSet* WholePool(const CpuPools& pools, const ContainerAllocation& c) {
   switch (c.level) {
     case qos::QosLevel::kDedicated: return nullptr;
-    case qos::QosLevel::kSystem:
-      return pools.reserved.Empty() ? &pools.shared : &pools.reserved;
+    case qos::QosLevel::kSystem: return pools.reserved.Empty() ? &pools.shared : &pools.reserved;
     case qos::QosLevel::kReclaimed:
       // Without a reclaimed pool of its own, offline work shares the shared pool.
       return pools.reclaimed.Empty() ? &pools.shared : &pools.reclaimed;

@@ -7,8 +7,7 @@
 namespace qrm::cpu {
 namespace {
 
-StatusOr<DedicatedPlacement> PlaceBound(const CpuAvailability& avail,
-                                        const qos::RoleTable& roles,
+StatusOr<DedicatedPlacement> PlaceBound(const CpuAvailability& avail, const qos::RoleTable& roles,
                                         const DedicatedRequest& req, NumaMask hint) {
   if (hint.empty()) {
     for (const NumaHint& h : DedicatedHints(avail, roles, req)) {

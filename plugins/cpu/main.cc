@@ -1,7 +1,8 @@
 // qrm-cpu-plugin: the "cpu" resource plugin (docs/cpu-plugin.md).
 //
 //   qrm-cpu-plugin [--config FILE] [--reserved-cpus LIST | --reserved-cpu-count N]
-//                  [--reclaimed-pool-size N] [--roles JSON | --roles-file FILE] [--state-dir DIR] ...
+//                  [--reclaimed-pool-size N] [--roles JSON | --roles-file FILE] [--state-dir DIR]
+//                  ...
 //   qrm-cpu-plugin --set-pools reclaimed=52[,shared=M] [--pool-control-file F | --state-dir D]
 //
 // The second form validates the sizes, writes the pool control file atomically and exits; the

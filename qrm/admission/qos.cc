@@ -16,10 +16,10 @@ Status FailurePolicies::Set(const std::string& key, FailurePolicy policy) {
     return Status::Ok();
   }
   if (!qos::ParseQosLevel(key).ok()) {
-    return InvalidArgumentError(fmt::format(
-        "failure_policy: unknown level {} (expected dedicated_cores, shared_cores, "
-        "reclaimed_cores, system_cores or unannotated)",
-        Quote(key)));
+    return InvalidArgumentError(
+        fmt::format("failure_policy: unknown level {} (expected dedicated_cores, shared_cores, "
+                    "reclaimed_cores, system_cores or unannotated)",
+                    Quote(key)));
   }
   by_level[key] = policy;
   return Status::Ok();

@@ -34,9 +34,10 @@ Status Host::Start(RuntimeApplier& applier, RuntimeView* view) {
     if (limits.ok()) {
       admission_options.online_cpus = limits->online_cpus;
     } else {
-      log->warn("online CPUs unknown, containers admitted without their CPU plugin are not "
-                "confined: {}",
-                limits.status().message());
+      log->warn(
+          "online CPUs unknown, containers admitted without their CPU plugin are not "
+          "confined: {}",
+          limits.status().message());
     }
   }
   workers_ = std::make_unique<boost::asio::thread_pool>(options_.worker_threads);

@@ -62,10 +62,11 @@ pb::ResourcePluginOptions ChooseOptions(const pb::RegisterRequest& request,
   if (!request.has_options()) return dialed;
   if (request.options().SerializeAsString() != dialed.SerializeAsString()) {
     Logger("registry")
-        ->warn("resource={} endpoint={}: RegisterRequest options {{{}}} differ from "
-               "GetResourcePluginOptions {{{}}}; using the RegisterRequest's",
-               request.resource_name(), request.endpoint(),
-               request.options().ShortDebugString(), dialed.ShortDebugString());
+        ->warn(
+            "resource={} endpoint={}: RegisterRequest options {{{}}} differ from "
+            "GetResourcePluginOptions {{{}}}; using the RegisterRequest's",
+            request.resource_name(), request.endpoint(), request.options().ShortDebugString(),
+            dialed.ShortDebugString());
   }
   return request.options();
 }

@@ -65,13 +65,13 @@ std::string RealPath(const std::string& path) {
 Status ValidateResourceName(std::string_view name) {
   const size_t slash = name.find('/');
   auto refuse = [&](std::string_view why) {
-    return InvalidArgumentError(fmt::format("resource_name \"{}\" is not a valid resource name: {}",
-                                            name, why));
+    return InvalidArgumentError(
+        fmt::format("resource_name \"{}\" is not a valid resource name: {}", name, why));
   };
-  const bool qualified = slash == std::string_view::npos
-                             ? IsQualifiedNamePart(name)
-                             : IsDnsSubdomain(name.substr(0, slash)) &&
-                                   IsQualifiedNamePart(name.substr(slash + 1));
+  const bool qualified =
+      slash == std::string_view::npos
+          ? IsQualifiedNamePart(name)
+          : IsDnsSubdomain(name.substr(0, slash)) && IsQualifiedNamePart(name.substr(slash + 1));
   if (!qualified) {
     return refuse(
         "expected [prefix/]name, prefix a DNS subdomain, name of 1-63 characters "

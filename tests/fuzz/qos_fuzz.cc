@@ -137,8 +137,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (*(label ? request.mutable_labels() : request.mutable_annotations()))[key] = value;
   }
 
-  const qrm::StatusOr<QosRequirement> from_map =
-      qrm::qos::ResolveQos(annotations, pod_role, table);
+  const qrm::StatusOr<QosRequirement> from_map = qrm::qos::ResolveQos(annotations, pod_role, table);
   CheckResolved(from_map, table);
   Check(Same(from_map, qrm::qos::ResolveQos(request, table)),
         "ResourceRequest and map overloads disagree");

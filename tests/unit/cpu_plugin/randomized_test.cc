@@ -119,8 +119,7 @@ void CheckInvariants(const CpuPlugin& plugin, const qos::RoleTable& roles) {
   std::vector<std::pair<std::string, const ContainerAllocation*>> bound;
   for (const auto& [uid, containers] : state.pods) {
     for (const auto& [name, c] : containers) {
-      INFO(uid << "/" << name << " cpuset " << c.cpuset << " level "
-               << qos::QosLevelName(c.level));
+      INFO(uid << "/" << name << " cpuset " << c.cpuset << " level " << qos::QosLevelName(c.level));
       switch (c.level) {
         case qos::QosLevel::kDedicated: {
           CHECK_FALSE(c.cpuset.Overlaps(dedicated));  // never two owners

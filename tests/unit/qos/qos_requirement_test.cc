@@ -5,9 +5,8 @@
 #include <cstdlib>
 #include <limits>
 
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
+#include <unistd.h>
 
 namespace qrm::qos {
 namespace {
@@ -185,9 +184,9 @@ TEST_CASE("bad annotations name the key and the value") {
 
   auto role = ResolveQos({{"kubernetes.io/pod-role", "ghost"}}, "", DocRoles());
   REQUIRE(role.status().code() == StatusCode::kInvalidArgument);
-  CHECK_THAT(role.status().message(),
-             Catch::Contains("kubernetes.io/pod-role") && Catch::Contains("\"ghost\"") &&
-                 Catch::Contains("katalyst.kubewharf.io/pod_role"));
+  CHECK_THAT(role.status().message(), Catch::Contains("kubernetes.io/pod-role") &&
+                                          Catch::Contains("\"ghost\"") &&
+                                          Catch::Contains("katalyst.kubewharf.io/pod_role"));
 
   auto reclaimed_bound =
       ResolveQos({{"katalyst.kubewharf.io/qos_level", "reclaimed_cores"},
