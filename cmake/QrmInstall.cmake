@@ -55,7 +55,7 @@ set(QRM_EXPORTED_LIBRARIES
   checkpoint:checkpoint
   sdk:plugins/sdk
   machine:plugins/machine
-  qos:plugins/qos)
+  qos:qos)
 
 # The generated protocol headers live in the build tree (api/CMakeLists.txt); their include
 # directory is a plain absolute path there, which an installed package must not carry.

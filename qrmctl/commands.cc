@@ -101,7 +101,9 @@ int CmdPods(const GlobalOptions& g) {
     std::string containers, qos;
     for (const auto& c : p.containers()) {
       containers += (containers.empty() ? "" : ",") + c.name();
-      if (qos.empty()) qos = c.pod_role().empty() ? c.qos_level() : c.pod_role();
+      if (qos.empty()) {
+        qos = c.pod_role().empty() ? c.qos_level() : c.qos_level() + "/" + c.pod_role();
+      }
     }
     rows.push_back({p.namespace_() + "/" + p.name(), p.uid(), containers, qos});
   }

@@ -43,6 +43,12 @@ std::string ResourcesCell(const ::qrm::admin::v1::ContainerAllocation& container
                ? fmt::format(" ({})", info->allocation_result())
                : fmt::format(" ({} {})", info->oci_property_name(), info->allocation_result());
   }
+  // Admitted without these (their plugin was down): pending, or refused by the plugin since.
+  std::map<std::string, std::string> skipped(container.skipped_resources().begin(),
+                                             container.skipped_resources().end());
+  for (const auto& [name, state] : skipped) {
+    out += fmt::format("{}{}=skipped({})", out.empty() ? "" : " ", name, state);
+  }
   return out.empty() ? "-" : out;
 }
 

@@ -15,7 +15,8 @@ namespace qrm::ctl {
 //   "cpu=2 (CpusetCpus 4-5) memory=64Mi (CpusetMems 0) qrm.io/nic=1 (eth1)".
 // The quantity always comes first, so a cpuset "0" is never read as "zero CPUs"; memory and
 // hugepages quantities are bytes and print with binary units; the allocation result follows
-// in parentheses, named by the cgroup field it sets when it sets one.
+// in parentheses, named by the cgroup field it sets when it sets one. Resources the container
+// was admitted without (their plugin was down) follow as "cpu=skipped(pending)".
 std::string ResourcesCell(const ::qrm::admin::v1::ContainerAllocation& container);
 
 // A plugin's last error, on one line and at most `max_chars` characters ("..." marks a cut;

@@ -49,7 +49,7 @@ StatusOr<std::unique_ptr<CpuPlugin>> CpuPlugin::Create(const machine::MachineTop
   if (layout.online().Empty()) return FailedPreconditionError("the machine has no online CPUs");
   StatusOr<CpuSet> reserved = ResolveReservedCpus(layout, config);
   if (!reserved.ok()) return reserved.status();
-  StatusOr<plugins::RoleTable> roles = plugins::RoleTable::Parse(config.roles_json);
+  StatusOr<qos::RoleTable> roles = qos::LoadRoleTable(config.roles_json, config.roles_file);
   if (!roles.ok()) return roles.status();
   if (config.reclaimed_pool_size && *config.reclaimed_pool_size < 0 &&
       *config.reclaimed_pool_size != kReclaimedAuto) {
@@ -107,7 +107,7 @@ StatusOr<std::unique_ptr<CpuPlugin>> CpuPlugin::Create(const machine::MachineTop
   return plugin;
 }
 
-CpuPlugin::CpuPlugin(CpuLayout layout, CpuSet reserved, plugins::RoleTable roles,
+CpuPlugin::CpuPlugin(CpuLayout layout, CpuSet reserved, qos::RoleTable roles,
                      CpuPluginConfig config)
     : layout_(std::move(layout)),
       reserved_(std::move(reserved)),
@@ -246,7 +246,7 @@ StatusOr<pb::ResourceAllocationResponse> CpuPlugin::Allocate(const pb::ResourceR
     const ContainerAllocation& placed = *state_.Find(req.pod_uid(), req.container_name());
     out = AllocationInfo(layout_, placed);
     summary = fmt::format("{} cpuset {}{}; pools shared {} reclaimed {}",
-                          plugins::QosLevelName(placed.level), placed.cpuset.ToString(),
+                          qos::QosLevelName(placed.level), placed.cpuset.ToString(),
                           placed.numa_bound() ? " numa " + placed.numa_nodes.ToString() : "",
                           state_.pools.shared.ToString(), state_.pools.reclaimed.ToString());
   }

@@ -27,8 +27,8 @@
 #include "plugins/cpu/pool_control.h"
 #include "plugins/cpu/state_checkpoint.h"
 #include "plugins/machine/topology.h"
-#include "plugins/qos/qos_requirement.h"
 #include "plugins/sdk/resource_plugin.h"
+#include "qos/qos_requirement.h"
 
 namespace qrm::cpu {
 
@@ -72,7 +72,7 @@ class CpuPlugin final : public sdk::ResourcePlugin {
   const CpuLayout& layout() const { return layout_; }
 
  private:
-  CpuPlugin(CpuLayout layout, CpuSet reserved, plugins::RoleTable roles, CpuPluginConfig config);
+  CpuPlugin(CpuLayout layout, CpuSet reserved, qos::RoleTable roles, CpuPluginConfig config);
 
   StatusOr<CpuRequest> Parse(const pb::ResourceRequest& req) const;
   // What dedicated admission may use in `state`. Called with mu_ held.
@@ -88,7 +88,7 @@ class CpuPlugin final : public sdk::ResourcePlugin {
 
   const CpuLayout layout_;
   const CpuSet reserved_;
-  const plugins::RoleTable roles_;
+  const qos::RoleTable roles_;
   const CpuPluginConfig config_;
   const StateCheckpoint checkpoint_;
   const std::string pool_control_path_;

@@ -24,8 +24,10 @@ struct CpuPluginConfig {
   // is an error) or kReclaimedAuto (pools.h). When absent, the checkpoint's setting is kept,
   // or auto on a first start.
   std::optional<int> reclaimed_pool_size;
-  // --roles: the role table as JSON (plugins/qos/qos_requirement.h).
+  // --roles: the role table as JSON (qos/qos_requirement.h).
   std::string roles_json;
+  // --roles-file: a file holding that JSON (exclusive with --roles).
+  std::string roles_file;
   // --state-dir: where cpu_plugin_state lives. Empty keeps nothing on disk (unit tests).
   std::string state_dir;
   // --pool-control-file; empty means <state_dir>/pools.json (none without a state dir).

@@ -12,7 +12,7 @@
 namespace qrm::cpu {
 
 StatusOr<CpuRequest> ParseCpuRequest(const ::resourceplugin::v1alpha1::ResourceRequest& req,
-                                     const plugins::RoleTable& roles, const CpuLayout& layout,
+                                     const qos::RoleTable& roles, const CpuLayout& layout,
                                      int allocatable) {
   if (req.pod_uid().empty() || req.container_name().empty()) {
     return InvalidArgumentError(
@@ -20,13 +20,13 @@ StatusOr<CpuRequest> ParseCpuRequest(const ::resourceplugin::v1alpha1::ResourceR
                     req.container_name()));
   }
   CpuRequest out;
-  StatusOr<plugins::QosRequirement> qos = plugins::ResolveQos(req, roles);
+  StatusOr<qos::QosRequirement> qos = qos::ResolveQos(req, roles);
   if (!qos.ok()) return qos.status();
   out.qos = *qos;
 
   if (req.resource_requests().contains(kResourceName)) {
     StatusOr<double> quantity =
-        plugins::RequestedQuantity(req, kResourceName, static_cast<double>(layout.online().Size()));
+        qos::RequestedQuantity(req, kResourceName, static_cast<double>(layout.online().Size()));
     if (!quantity.ok()) return quantity.status();
     // Milli-CPUs first, so 2.0000000001 from float arithmetic is 2 CPUs, not 3.
     out.milli = std::llround(*quantity * 1000);

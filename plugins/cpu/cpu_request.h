@@ -9,12 +9,12 @@
 #include "common/status.h"
 #include "plugins/cpu/cpu_layout.h"
 #include "plugins/cpu/hints.h"
-#include "plugins/qos/qos_requirement.h"
+#include "qos/qos_requirement.h"
 
 namespace qrm::cpu {
 
 struct CpuRequest {
-  plugins::QosRequirement qos;
+  qos::QosRequirement qos;
   int64_t milli = 0;   // the requested quantity in milli-CPUs
   int whole_cpus = 0;  // rounded up: dedicated containers get whole CPUs
   NumaMask hint;       // the host's merged affinity; empty = none
@@ -35,7 +35,7 @@ struct CpuRequest {
 // node the machine does not have, and a previous-allocation annotation that is not a set of
 // online CPUs. A request without "cpu" asks for 0 CPUs.
 StatusOr<CpuRequest> ParseCpuRequest(const ::resourceplugin::v1alpha1::ResourceRequest& req,
-                                     const plugins::RoleTable& roles, const CpuLayout& layout,
+                                     const qos::RoleTable& roles, const CpuLayout& layout,
                                      int allocatable);
 
 }  // namespace qrm::cpu

@@ -29,7 +29,7 @@ pb::ResourceAllocationInfo AllocationInfo(const CpuLayout& layout, const Contain
   info.set_allocated_quantity(c.cpuset.Size());
   // The level the container was admitted at (a pod role resolves to one): the container and
   // operators' tools (qrmctl) see it without knowing the role table.
-  (*info.mutable_annotations())[kQosLevelAnnotation] = std::string(plugins::QosLevelName(c.level));
+  (*info.mutable_annotations())[kQosLevelAnnotation] = std::string(qos::QosLevelName(c.level));
   info.set_allocation_result(c.cpuset.ToString());
   if (c.numa_bound()) *info.mutable_resource_hints()->add_hints() = ToProtoHint(c.numa_nodes, true);
   for (const auto& [node, cpus] : layout.node_cpus()) {

@@ -45,13 +45,12 @@ namespace {
 // and NUMA-bound shared containers.
 const CpuSet* WholePool(const CpuPools& pools, const ContainerAllocation& c) {
   switch (c.level) {
-    case plugins::QosLevel::kDedicated: return nullptr;
-    case plugins::QosLevel::kSystem:
-      return pools.reserved.Empty() ? &pools.shared : &pools.reserved;
-    case plugins::QosLevel::kReclaimed:
+    case qos::QosLevel::kDedicated: return nullptr;
+    case qos::QosLevel::kSystem: return pools.reserved.Empty() ? &pools.shared : &pools.reserved;
+    case qos::QosLevel::kReclaimed:
       // Without a reclaimed pool of its own, offline work shares the shared pool.
       return pools.reclaimed.Empty() ? &pools.shared : &pools.reclaimed;
-    case plugins::QosLevel::kShared: return c.numa_bound() ? nullptr : &pools.shared;
+    case qos::QosLevel::kShared: return c.numa_bound() ? nullptr : &pools.shared;
   }
   return nullptr;
 }

@@ -12,7 +12,7 @@
 #include "common/status.h"
 #include "plugins/cpu/cpu_layout.h"
 #include "plugins/cpu/pools.h"
-#include "plugins/qos/qos_requirement.h"
+#include "qos/qos_requirement.h"
 
 namespace qrm::cpu {
 
@@ -20,7 +20,7 @@ namespace qrm::cpu {
 struct ContainerAllocation {
   std::string pod_namespace;
   std::string pod_name;
-  plugins::QosLevel level = plugins::QosLevel::kShared;
+  qos::QosLevel level = qos::QosLevel::kShared;
   std::string role;  // "" without a pod role
   bool numa_binding = false;
   bool numa_exclusive = false;
@@ -31,7 +31,7 @@ struct ContainerAllocation {
   // runs on, refreshed by RefreshPools.
   CpuSet cpuset;
 
-  bool dedicated() const { return level == plugins::QosLevel::kDedicated; }
+  bool dedicated() const { return level == qos::QosLevel::kDedicated; }
   bool numa_bound() const { return numa_binding || numa_exclusive; }
 
   friend bool operator==(const ContainerAllocation&, const ContainerAllocation&) = default;

@@ -7,8 +7,7 @@
 namespace qrm::cpu {
 namespace {
 
-StatusOr<DedicatedPlacement> PlaceBound(const CpuAvailability& avail,
-                                        const plugins::RoleTable& roles,
+StatusOr<DedicatedPlacement> PlaceBound(const CpuAvailability& avail, const qos::RoleTable& roles,
                                         const DedicatedRequest& req, NumaMask hint) {
   if (hint.empty()) {
     for (const NumaHint& h : DedicatedHints(avail, roles, req)) {
@@ -60,7 +59,7 @@ StatusOr<DedicatedPlacement> PlaceUnbound(const CpuAvailability& avail, const De
 }  // namespace
 
 StatusOr<DedicatedPlacement> PlaceDedicated(const CpuAvailability& avail,
-                                            const plugins::RoleTable& roles,
+                                            const qos::RoleTable& roles,
                                             const DedicatedRequest& req, NumaMask hint) {
   // Memory-only nodes in a hint are fine (the memory plugin uses them; CPUs come from the
   // others), but a hint with no CPU node at all cannot place anything.
@@ -73,7 +72,7 @@ StatusOr<DedicatedPlacement> PlaceDedicated(const CpuAvailability& avail,
 }
 
 std::optional<DedicatedPlacement> PlacePrevious(const CpuAvailability& avail,
-                                                const plugins::RoleTable& roles,
+                                                const qos::RoleTable& roles,
                                                 const DedicatedRequest& req,
                                                 const CpuSet& previous) {
   if (previous.Empty() || !previous.IsSubsetOf(avail.available)) return std::nullopt;

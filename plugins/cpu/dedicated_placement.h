@@ -25,7 +25,7 @@ struct DedicatedPlacement {
 // kInvalidArgument for a hint none of whose nodes has CPUs; kResourceExhausted when the
 // request does not fit there (the message says why).
 StatusOr<DedicatedPlacement> PlaceDedicated(const CpuAvailability& avail,
-                                            const plugins::RoleTable& roles,
+                                            const qos::RoleTable& roles,
                                             const DedicatedRequest& req, NumaMask hint);
 
 // The CPUs a container held before the plugin lost its state, if the request can take exactly
@@ -33,7 +33,7 @@ StatusOr<DedicatedPlacement> PlaceDedicated(const CpuAvailability& avail,
 // kept, and for a NUMA-bound request a node set CheckNodeSet accepts. nullopt otherwise (the
 // caller places the request as a new one).
 std::optional<DedicatedPlacement> PlacePrevious(const CpuAvailability& avail,
-                                                const plugins::RoleTable& roles,
+                                                const qos::RoleTable& roles,
                                                 const DedicatedRequest& req,
                                                 const CpuSet& previous);
 

@@ -54,7 +54,7 @@ std::vector<NumaHint> UnboundHints(const CpuAvailability& avail, const Dedicated
   return hints;
 }
 
-std::vector<NumaHint> BoundHints(const CpuAvailability& avail, const plugins::RoleTable& roles,
+std::vector<NumaHint> BoundHints(const CpuAvailability& avail, const qos::RoleTable& roles,
                                  const DedicatedRequest& req) {
   std::vector<NumaHint> hints;
   const std::vector<int>& nodes = avail.layout->cpu_nodes();
@@ -84,7 +84,7 @@ Status CheckKeepFree(const CpuAvailability& avail, int cpus) {
       cpus, std::max(left, 0), avail.available.Size(), avail.keep_free));
 }
 
-StatusOr<int> CheckNodeSet(const CpuAvailability& avail, const plugins::RoleTable& roles,
+StatusOr<int> CheckNodeSet(const CpuAvailability& avail, const qos::RoleTable& roles,
                            const DedicatedRequest& req, NumaMask nodes) {
   for (const NodeClaim& claim : avail.claims) {
     const NumaMask shared = claim.nodes.And(nodes);
@@ -124,7 +124,7 @@ StatusOr<int> CheckNodeSet(const CpuAvailability& avail, const plugins::RoleTabl
   return takes;
 }
 
-std::vector<NumaHint> DedicatedHints(const CpuAvailability& avail, const plugins::RoleTable& roles,
+std::vector<NumaHint> DedicatedHints(const CpuAvailability& avail, const qos::RoleTable& roles,
                                      const DedicatedRequest& req) {
   return req.numa_bound ? BoundHints(avail, roles, req) : UnboundHints(avail, req);
 }

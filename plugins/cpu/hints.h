@@ -25,7 +25,7 @@
 #include "common/numa_mask.h"
 #include "common/status.h"
 #include "plugins/cpu/cpu_layout.h"
-#include "plugins/qos/qos_requirement.h"
+#include "qos/qos_requirement.h"
 
 namespace qrm::cpu {
 
@@ -65,13 +65,13 @@ struct NumaHint {
 // The CPUs `req` would take if placed on `nodes` (for numa_exclusive: every allocatable CPU
 // there), or kResourceExhausted saying why it cannot be placed there. Only for NUMA-bound
 // requests.
-StatusOr<int> CheckNodeSet(const CpuAvailability& avail, const plugins::RoleTable& roles,
+StatusOr<int> CheckNodeSet(const CpuAvailability& avail, const qos::RoleTable& roles,
                            const DedicatedRequest& req, NumaMask nodes);
 
 // Whether taking `cpus` more dedicated CPUs still leaves keep_free; kResourceExhausted if not.
 Status CheckKeepFree(const CpuAvailability& avail, int cpus);
 
-std::vector<NumaHint> DedicatedHints(const CpuAvailability& avail, const plugins::RoleTable& roles,
+std::vector<NumaHint> DedicatedHints(const CpuAvailability& avail, const qos::RoleTable& roles,
                                      const DedicatedRequest& req);
 
 }  // namespace qrm::cpu

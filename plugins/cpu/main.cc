@@ -1,7 +1,8 @@
 // qrm-cpu-plugin: the "cpu" resource plugin (docs/cpu-plugin.md).
 //
 //   qrm-cpu-plugin [--config FILE] [--reserved-cpus LIST | --reserved-cpu-count N]
-//                  [--reclaimed-pool-size N] [--roles JSON] [--state-dir DIR] ...
+//                  [--reclaimed-pool-size N] [--roles JSON | --roles-file FILE] [--state-dir DIR]
+//                  ...
 //   qrm-cpu-plugin --set-pools reclaimed=52[,shared=M] [--pool-control-file F | --state-dir D]
 //
 // The second form validates the sizes, writes the pool control file atomically and exits; the
@@ -75,6 +76,8 @@ po::options_description Describe(Flags& f) {
       "shared pool)");
   add("roles", po::value(&f.plugin.roles_json)->default_value(""),
       "role table JSON: role -> {qos_level, numa_binding, numa_exclusive, numa_anti_affinity}");
+  add("roles-file", po::value(&f.plugin.roles_file)->default_value(""),
+      "file holding the role table JSON (the same file qrm-host's --roles-file names)");
   add("pool-control-file", po::value(&f.plugin.pool_control_file)->default_value(""),
       "watched pool control file (default <state-dir>/pools.json)");
   add("reset-state", po::bool_switch(&f.plugin.reset_state),

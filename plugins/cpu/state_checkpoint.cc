@@ -163,7 +163,7 @@ class Decoder {
     ContainerAllocation c;
     c.pod_namespace = JsonString(*ns);
     c.pod_name = JsonString(*name);
-    StatusOr<plugins::QosLevel> parsed_level = plugins::ParseQosLevel(JsonStringView(*level));
+    StatusOr<qos::QosLevel> parsed_level = qos::ParseQosLevel(JsonStringView(*level));
     if (!parsed_level.ok()) {
       return Bad(where, fmt::format("unknown qos_level {}", Quote(JsonStringView(*level))));
     }
@@ -246,7 +246,7 @@ rapidjson::Document EncodeState(const CpuLayout& layout, const CpuState& state) 
       Value e(rapidjson::kObjectType);
       e.AddMember("pod_namespace", ref(c.pod_namespace), a);
       e.AddMember("pod_name", ref(c.pod_name), a);
-      e.AddMember("qos_level", ref(plugins::QosLevelName(c.level)), a);
+      e.AddMember("qos_level", ref(qos::QosLevelName(c.level)), a);
       e.AddMember("request_milli", Value(static_cast<int64_t>(c.request_milli)), a);
       e.AddMember("cpuset", cpuset_text(c.cpuset), a);
       if (!c.role.empty()) e.AddMember("role", ref(c.role), a);

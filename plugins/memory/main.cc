@@ -1,6 +1,6 @@
 // qrm-memory-plugin: per-NUMA memory accounting and cpuset.mems (docs/memory-plugin.md).
 //
-//   qrm-memory-plugin [--plugin-dir DIR] [--state-dir DIR] [--roles JSON]
+//   qrm-memory-plugin [--plugin-dir DIR] [--state-dir DIR] [--roles JSON | --roles-file FILE]
 //                     [--reserved-memory 500Mi|0=500Mi,1=1Gi] [--reset-state]
 //                     [--sysfs-root DIR] [--procfs-root DIR] ...
 #include <iostream>
@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
   qrm::sdk::PluginServerOptions server;
   qrm::machine::DiscoveryOptions discovery;
   qrm::memory::MemoryPluginConfig config;
-  std::string roles_json, reserved, log_level, log_format;
+  std::string roles_json, roles_file, reserved, log_level, log_format;
   bool no_register = false;
 
   po::options_description desc("qrm-memory-plugin options");
@@ -69,6 +69,8 @@ int main(int argc, char** argv) {
   add("roles", po::value(&roles_json)->default_value(""),
       "role table (JSON object: role -> {qos_level, numa_binding, numa_exclusive, "
       "numa_anti_affinity})");
+  add("roles-file", po::value(&roles_file)->default_value(""),
+      "file holding the role table JSON (the same file qrm-host's --roles-file names)");
   add("reserved-memory", po::value(&reserved)->default_value("500Mi"),
       "memory kept back on each NUMA node: \"500Mi\", \"0=500Mi,1=1Gi\" or \"1Gi,1=2Gi\"");
 
@@ -82,7 +84,7 @@ int main(int argc, char** argv) {
     return UsageError("unknown --log-level \"" + log_level + "\" or --log-format \"" + log_format +
                       "\"");
   }
-  auto roles = qrm::plugins::RoleTable::Parse(roles_json);
+  auto roles = qrm::qos::LoadRoleTable(roles_json, roles_file);
   if (!roles.ok()) return UsageError(roles.status().message());
   config.roles = std::move(*roles);
   auto reservation = qrm::memory::ParseReservedMemory(reserved);

@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "common/status.h"
-#include "plugins/qos/qos_requirement.h"
+#include "qos/qos_requirement.h"
 
 namespace qrm::memory {
 
@@ -38,7 +38,7 @@ StatusOr<ReservedMemory> ParseReservedMemory(std::string_view text);
 
 struct MemoryPluginConfig {
   ReservedMemory reserved;
-  plugins::RoleTable roles;
+  qos::RoleTable roles;
   // Directory of the checkpoint file; empty keeps state in memory only (unit tests only: a
   // real plugin must survive its own restart).
   std::string state_dir;

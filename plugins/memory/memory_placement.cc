@@ -10,7 +10,7 @@ namespace qrm::memory {
 namespace {
 
 // Why a NUMA-bound container `c` of another pod keeps `who` off its nodes, or nullopt.
-std::optional<std::string> Conflict(const plugins::RoleTable& roles, const PlacementSubject& who,
+std::optional<std::string> Conflict(const qos::RoleTable& roles, const PlacementSubject& who,
                                     const std::string& other_uid, const PodMemory& other,
                                     const ContainerMemory& c) {
   const std::string pod = fmt::format("pod {}/{} ({})", other.ns, other.name, other_uid);
@@ -28,7 +28,7 @@ std::optional<std::string> Conflict(const plugins::RoleTable& roles, const Place
 
 // The nodes of `within` that `who` may not use; `first_reason` gets the reason for the
 // lowest such node.
-NumaMask BlockedNodes(const MemoryState& state, const plugins::RoleTable& roles,
+NumaMask BlockedNodes(const MemoryState& state, const qos::RoleTable& roles,
                       const PlacementSubject& who, NumaMask within, std::string* first_reason) {
   NumaMask blocked;
   int first_node = NumaMask::kMaxNodes;
@@ -119,14 +119,14 @@ std::vector<MemoryHint> NarrowestHints(const MemoryState& state, NumaMask allowe
 
 }  // namespace
 
-Status CheckPlacement(const MemoryState& state, const plugins::RoleTable& roles,
+Status CheckPlacement(const MemoryState& state, const qos::RoleTable& roles,
                       const PlacementSubject& who, NumaMask nodes) {
   std::string reason;
   if (BlockedNodes(state, roles, who, nodes, &reason).empty()) return Status::Ok();
   return ResourceExhaustedError(reason);
 }
 
-NumaMask AllowedNodes(const MemoryState& state, const plugins::RoleTable& roles,
+NumaMask AllowedNodes(const MemoryState& state, const qos::RoleTable& roles,
                       const PlacementSubject& who) {
   const NumaMask all = state.NodeMask();
   const NumaMask blocked = BlockedNodes(state, roles, who, all, nullptr);

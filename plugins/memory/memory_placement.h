@@ -19,7 +19,7 @@
 #include "common/numa_mask.h"
 #include "common/status.h"
 #include "plugins/memory/memory_state.h"
-#include "plugins/qos/qos_requirement.h"
+#include "qos/qos_requirement.h"
 
 namespace qrm::memory {
 
@@ -33,11 +33,11 @@ struct PlacementSubject {
 // OK when every node of `nodes` is allowed for `who`; otherwise kResourceExhausted naming the
 // first node that is not and why ("node 0 holds pod X (role storage-service), anti-affine to
 // role reranker").
-Status CheckPlacement(const MemoryState& state, const plugins::RoleTable& roles,
+Status CheckPlacement(const MemoryState& state, const qos::RoleTable& roles,
                       const PlacementSubject& who, NumaMask nodes);
 
 // The nodes of the machine that are allowed for `who`.
-NumaMask AllowedNodes(const MemoryState& state, const plugins::RoleTable& roles,
+NumaMask AllowedNodes(const MemoryState& state, const qos::RoleTable& roles,
                       const PlacementSubject& who);
 
 struct MemoryHint {

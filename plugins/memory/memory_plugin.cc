@@ -147,7 +147,7 @@ MemoryState MemoryPlugin::Snapshot() const {
 StatusOr<uint64_t> MemoryPlugin::RequestedBytes(const pb::ResourceRequest& req) const {
   if (!req.resource_requests().contains(kResourceName)) return uint64_t{0};
   StatusOr<double> q =
-      plugins::RequestedQuantity(req, kResourceName, static_cast<double>(max_request_bytes_));
+      qos::RequestedQuantity(req, kResourceName, static_cast<double>(max_request_bytes_));
   if (!q.ok()) return q.status();
   // Kubernetes rounds fractional byte quantities ("100m") up; so do we.
   return static_cast<uint64_t>(std::ceil(*q));
@@ -172,7 +172,7 @@ StatusOr<NumaMask> MemoryPlugin::ChooseNodes(const pb::ResourceRequest& req,
 }
 
 StatusOr<pb::ResourceHintsResponse> MemoryPlugin::GetTopologyHints(const pb::ResourceRequest& req) {
-  auto qos = plugins::ResolveQos(req, config_.roles);
+  auto qos = qos::ResolveQos(req, config_.roles);
   if (!qos.ok()) return qos.status().WithContext(fmt::format("{}", Ref(req)));
   auto bytes = RequestedBytes(req);
   if (!bytes.ok()) return bytes.status().WithContext(fmt::format("{}", Ref(req)));
@@ -208,7 +208,7 @@ StatusOr<pb::ResourceHintsResponse> MemoryPlugin::GetTopologyHints(const pb::Res
 
 StatusOr<pb::ResourceAllocationResponse> MemoryPlugin::Allocate(const pb::ResourceRequest& req) {
   const PodRef ref = Ref(req);
-  auto qos = plugins::ResolveQos(req, config_.roles);
+  auto qos = qos::ResolveQos(req, config_.roles);
   if (!qos.ok()) return qos.status().WithContext(fmt::format("{}", ref));
   auto bytes = RequestedBytes(req);
   if (!bytes.ok()) return bytes.status().WithContext(fmt::format("{}", ref));

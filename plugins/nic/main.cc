@@ -1,6 +1,6 @@
 // qrm-nic-plugin: NUMA-affine NICs for containers (docs/nic-plugin.md).
 //
-//   qrm-nic-plugin [--plugin-dir DIR] [--state-dir DIR] [--roles JSON]
+//   qrm-nic-plugin [--plugin-dir DIR] [--state-dir DIR] [--roles JSON | --roles-file FILE]
 //                  [--resource-name NAME] [--bandwidth-resource-name NAME]
 //                  [--bandwidth-ratio R] [--nic-allowlist eth0,ns1/eth1] [--include-virtual]
 //                  [--unknown-nic-speed-mbps N] [--sysfs-root DIR] [--netns-dir DIR] ...
@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
   qrm::sdk::PluginServerOptions server;
   qrm::machine::DiscoveryOptions discovery;
   qrm::nic::NicPluginConfig config;
-  std::string roles_json, allowlist, log_level, log_format;
+  std::string roles_json, roles_file, allowlist, log_level, log_format;
   bool no_register = false;
 
   po::options_description desc("qrm-nic-plugin options");
@@ -75,6 +75,8 @@ int main(int argc, char** argv) {
   add("roles", po::value(&roles_json)->default_value(""),
       "role table (JSON object: role -> {qos_level, numa_binding, numa_exclusive, "
       "numa_anti_affinity})");
+  add("roles-file", po::value(&roles_file)->default_value(""),
+      "file holding the role table JSON (the same file qrm-host's --roles-file names)");
   add("resource-name",
       po::value(&config.resource_name)->default_value(qrm::nic::kDefaultResourceName),
       "the resource this plugin serves");
@@ -101,7 +103,7 @@ int main(int argc, char** argv) {
     return UsageError("unknown --log-level \"" + log_level + "\" or --log-format \"" + log_format +
                       "\"");
   }
-  auto roles = qrm::plugins::RoleTable::Parse(roles_json);
+  auto roles = qrm::qos::LoadRoleTable(roles_json, roles_file);
   if (!roles.ok()) return UsageError(roles.status().message());
   config.roles = std::move(*roles);
   auto nics = qrm::nic::ParseNicAllowlist(allowlist);

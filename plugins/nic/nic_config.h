@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "common/status.h"
-#include "plugins/qos/qos_requirement.h"
+#include "qos/qos_requirement.h"
 
 namespace qrm::nic {
 
@@ -36,7 +36,7 @@ struct NicPluginConfig {
   // Entries "eth0" (that name in any namespace) or "ns1/eth1" (in namespace ns1); empty
   // serves every NIC discovery lists.
   std::vector<std::string> allowlist;
-  plugins::RoleTable roles;
+  qos::RoleTable roles;
   // Directory of the checkpoint file; empty keeps state in memory only (unit tests only).
   std::string state_dir;
   // Set aside a checkpoint that cannot be restored and start empty (see memory plugin).

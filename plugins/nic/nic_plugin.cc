@@ -59,7 +59,7 @@ pb::TopologyAwareQuantity Quantity(double value, int node, const std::string& na
 StatusOr<int64_t> WholeQuantity(const pb::ResourceRequest& req, const std::string& resource,
                                 double max) {
   if (resource.empty() || !req.resource_requests().contains(resource)) return int64_t{0};
-  StatusOr<double> q = plugins::RequestedQuantity(req, resource, max);
+  StatusOr<double> q = qos::RequestedQuantity(req, resource, max);
   if (!q.ok()) return q.status();
   if (*q != std::floor(*q)) {
     return InvalidArgumentError(fmt::format(
@@ -134,7 +134,7 @@ NicState NicPlugin::Snapshot() const {
 }
 
 StatusOr<NicPlugin::Need> NicPlugin::NeedOf(const pb::ResourceRequest& req) const {
-  auto qos = plugins::ResolveQos(req, config_.roles);
+  auto qos = qos::ResolveQos(req, config_.roles);
   if (!qos.ok()) return qos.status();
   StatusOr<int64_t> nics = WholeQuantity(req, config_.resource_name, 1);
   if (!nics.ok()) return nics.status();

@@ -22,25 +22,26 @@ bool Matches(const PodAllocation& pod, const std::string& filter) {
          pod.ns + "/" + pod.name == filter;
 }
 
-void FillContainer(const std::string& name, const ContainerAllocation& c,
-                   adm::ContainerAllocation* out) {
+void FillContainer(const std::string& uid, const std::string& name, const ContainerAllocation& c,
+                   const Admission& admission, adm::ContainerAllocation* out) {
   out->set_name(name);
   for (const auto& [resource, info] : c.resources) (*out->mutable_resources())[resource] = info;
-  std::map<std::string, std::string> annotations(c.request.annotations().begin(),
-                                                 c.request.annotations().end());
-  out->set_qos_level(QosLevelOf(annotations));
+  // The level as admission and the plugins resolve it (labels, annotations, role table).
+  out->set_qos_level(QosLevelName(qos::ResolveQos(c.request, admission.options().roles)));
   out->set_pod_role(c.request.pod_role());
-  // What the runtime was told, merged exactly as admission and reconcile merge it.
-  auto update = BuildContainerUpdate(c.resources);
+  for (const std::string& resource : StillSkipped(c)) {
+    const std::string refusal = admission.skipped_status().Refusal({uid, name, resource});
+    (*out->mutable_skipped_resources())[resource] =
+        refusal.empty() ? "pending" : "unallocatable: " + refusal;
+  }
+  // What the runtime was told, built exactly as admission and reconcile build it (confinement
+  // of a container admitted without its CPU plugin included).
+  auto update = admission.CurrentUpdate(uid, name);
   if (!update.ok()) return;
   out->set_cpuset_cpus(update->resources.cpuset_cpus());
   out->set_cpuset_mems(update->resources.cpuset_mems());
   out->mutable_envs()->insert(update->envs.begin(), update->envs.end());
   out->mutable_annotations()->insert(update->annotations.begin(), update->annotations.end());
-  // The CPU plugin reports the level a pod role resolved to; it wins over the pod's annotation.
-  if (auto it = update->annotations.find("qrm.io/qos-level"); it != update->annotations.end()) {
-    out->set_qos_level(it->second);
-  }
 }
 
 }  // namespace
@@ -80,7 +81,9 @@ class AdminServer::Service final : public adm::Admin::Service {
       p->set_uid(pod->uid);
       p->set_name(pod->name);
       p->set_namespace_(pod->ns);
-      for (const auto& [name, c] : pod->containers) FillContainer(name, c, p->add_containers());
+      for (const auto& [name, c] : pod->containers) {
+        FillContainer(uid, name, c, host_.admission(), p->add_containers());
+      }
     }
     if (!request->pod().empty() && response->pods_size() == 0) {
       return grpc::Status(grpc::StatusCode::NOT_FOUND,

@@ -14,16 +14,8 @@ namespace {
 
 namespace pb = ::resourceplugin::v1alpha1;
 
-constexpr const char* kPodRoleAnnotation = "kubernetes.io/pod-role";
-constexpr const char* kResourceTypeAnnotation = "kubernetes.io/resource-type";
-
 PodRef Ref(const ContainerRequest& r) {
   return {r.pod_uid, r.pod_namespace, r.pod_name, r.container_name};
-}
-
-std::string AnnotationOr(const std::map<std::string, std::string>& a, const char* key) {
-  auto it = a.find(key);
-  return it == a.end() ? std::string() : it->second;
 }
 
 pb::TopologyHint ToProtoHint(const topology::TopologyHint& hint, NumaMask default_affinity) {
@@ -87,6 +79,19 @@ std::vector<StatusOr<topology::ResourceHints>> ToHints(
   return out;
 }
 
+// Admissions without a resource, by resource and by the level the one resolver gives the pod.
+void CountSkipped(const std::vector<std::string>& resources,
+                  const StatusOr<qos::QosRequirement>& qos) {
+  for (const std::string& r : resources) {
+    metrics::Default()
+        .GetCounter("qrm_admission_skipped_resources_total",
+                    "Containers admitted without a resource whose plugin was down (failure "
+                    "policy ignore), by resource and QoS level.",
+                    {{"resource", r}, {"qos_level", QosLevelName(qos)}})
+        .Inc();
+  }
+}
+
 Status ValidateAllocationInfo(const std::string& plugin, const std::string& resource,
                               const pb::ResourceAllocationInfo& info) {
   if (!std::isfinite(info.allocated_quantity()) || info.allocated_quantity() < 0) {
@@ -113,8 +118,10 @@ pb::ResourceRequest ToResourceRequest(const ContainerRequest& r) {
   req.set_container_name(r.container_name);
   req.set_container_type(r.container_type);
   req.set_container_index(r.container_index);
-  req.set_pod_role(AnnotationOr(r.annotations, kPodRoleAnnotation));
-  req.set_pod_type(AnnotationOr(r.annotations, kResourceTypeAnnotation));
+  // As the kubewharf kubelet: the role from the label (qrm also reads its annotation), the
+  // type from the annotation.
+  req.set_pod_role(qos::PodRoleOf(r.labels, r.annotations));
+  req.set_pod_type(qos::PodTypeOf(r.annotations));
   for (const auto& [k, v] : r.resources) (*req.mutable_resource_requests())[k] = v;
   for (const auto& [k, v] : r.labels) (*req.mutable_labels())[k] = v;
   for (const auto& [k, v] : r.annotations) (*req.mutable_annotations())[k] = v;
@@ -129,7 +136,8 @@ Admission::Admission(AdmissionOptions options, topology::NumaInfo numa, PluginRe
       numa_(std::move(numa)),
       registry_(registry),
       state_(state),
-      workers_(workers) {}
+      workers_(workers),
+      confinement_(options_.online_cpus, options_.roles) {}
 
 std::map<std::string, double> Admission::MapAliases(
     const std::map<std::string, double>& quantities) const {
@@ -147,9 +155,15 @@ std::map<std::string, double> Admission::MapAliases(
 
 std::vector<Admission::Target> Admission::TargetsFor(const ContainerRequest& request) const {
   std::set<std::string> resources(options_.always_consult);
+  const auto& accompanying = registry_.options().accompanying_resources;
   for (const auto& [name, quantity] : request.resources) {
     auto alias = options_.resource_aliases.find(name);
-    resources.insert(alias == options_.resource_aliases.end() ? name : alias->second.to);
+    std::string resource = alias == options_.resource_aliases.end() ? name : alias->second.to;
+    // An accompanying resource (e.g. NIC bandwidth) is its owner plugin's to place.
+    if (auto owner = accompanying.find(resource); owner != accompanying.end()) {
+      resource = owner->second;
+    }
+    resources.insert(resource);
   }
   std::vector<Target> targets;
   for (const auto& resource : resources) {
@@ -158,6 +172,14 @@ std::vector<Admission::Target> Admission::TargetsFor(const ContainerRequest& req
     if (auto endpoint = registry_.Find(resource)) targets.push_back({resource, endpoint});
   }
   return targets;
+}
+
+StatusOr<qos::QosRequirement> Admission::ResolveQos(const ContainerRequest& request) const {
+  return qos::ResolveQos(request.labels, request.annotations, options_.roles);
+}
+
+FailurePolicy Admission::PolicyFor(const ContainerRequest& request) const {
+  return options_.failure_policies.For(ResolveQos(request));
 }
 
 StatusOr<topology::TopologyHint> Admission::ContainerAffinity(const ContainerRequest& request,
@@ -184,8 +206,8 @@ StatusOr<topology::TopologyHint> Admission::PodAffinity(const ContainerRequest& 
   base.set_pod_uid(request.pod_uid);
   base.set_pod_namespace(request.pod_namespace);
   base.set_pod_name(request.pod_name);
-  base.set_pod_role(AnnotationOr(request.annotations, kPodRoleAnnotation));
-  base.set_pod_type(AnnotationOr(request.annotations, kResourceTypeAnnotation));
+  base.set_pod_role(qos::PodRoleOf(request.labels, request.annotations));
+  base.set_pod_type(qos::PodTypeOf(request.annotations));
   const auto& quantities =
       request.pod_resources.empty() ? request.resources : request.pod_resources;
   for (const auto& [k, v] : quantities) (*base.mutable_resource_requests())[k] = v;
@@ -214,7 +236,7 @@ StatusOr<topology::TopologyHint> Admission::MergeOrReject(
     const ContainerRequest& request, std::vector<Target>& targets,
     std::vector<StatusOr<topology::ResourceHints>> hints, const std::string& subject) {
   auto log = Logger("admission");
-  const FailurePolicy on_failure = options_.failure_policies.For(QosLevelOf(request.annotations));
+  const FailurePolicy on_failure = PolicyFor(request);
   topology::ProvidersHints providers;
   for (size_t i = 0; i < targets.size(); ++i) {
     if (!hints[i].ok()) {
@@ -258,6 +280,8 @@ StatusOr<AdmissionResult> Admission::Admit(const ContainerRequest& request) {
   if (auto stored = state_.GetContainer(request.pod_uid, request.container_name)) {
     auto update = BuildContainerUpdate(stored->resources);
     if (!update.ok()) return update.status();
+    QRM_RETURN_IF_ERROR(confinement_.Apply(request.pod_uid, request.container_name, *stored,
+                                           state_.Snapshot(), &*update));
     log->info("{}: already admitted, returning the checkpointed result", Ref(request));
     return AdmissionResult{*stored, std::move(*update), true, {}};
   }
@@ -301,7 +325,7 @@ StatusOr<AdmissionResult> Admission::Admit(const ContainerRequest& request) {
         return sent[i].endpoint->Allocate(req, options_.rpc_timeout);
       });
 
-  const FailurePolicy on_failure = options_.failure_policies.For(QosLevelOf(request.annotations));
+  const FailurePolicy on_failure = PolicyFor(request);
   AdmissionResult result;
   result.allocation.request = base;
   Status failure;
@@ -337,6 +361,11 @@ StatusOr<AdmissionResult> Admission::Admit(const ContainerRequest& request) {
   if (failure.ok() && !result.skipped_resources.empty()) {
     (*result.allocation.request.mutable_annotations())[kSkippedResourcesAnnotation] =
         fmt::format("{}", fmt::join(result.skipped_resources, ","));
+  }
+  if (failure.ok() && !result.skipped_resources.empty()) {
+    failure = confinement_.Apply(request.pod_uid, request.container_name, result.allocation,
+                                 state_.Snapshot(), &result.update);
+    CountSkipped(result.skipped_resources, ResolveQos(request));
   }
   if (failure.ok()) {
     failure = state_.PutContainer(request.pod_uid, request.pod_name, request.pod_namespace,
@@ -397,6 +426,7 @@ Status Admission::RemovePod(const std::string& pod_uid) {
     }
   }
   QRM_RETURN_IF_ERROR(state_.RemovePod(pod_uid));
+  skipped_.ForgetPod(pod_uid);
   log->info("pod={}: released", pod_uid);
   return Status::Ok();
 }
@@ -437,7 +467,10 @@ StatusOr<ContainerUpdate> Admission::CurrentUpdate(const std::string& pod_uid,
   if (!stored) {
     return NotFoundError(fmt::format("pod={} container={}: not admitted", pod_uid, container));
   }
-  return BuildContainerUpdate(stored->resources);
+  auto update = BuildContainerUpdate(stored->resources);
+  if (!update.ok()) return update;
+  QRM_RETURN_IF_ERROR(confinement_.Apply(pod_uid, container, *stored, state_.Snapshot(), &*update));
+  return update;
 }
 
 }  // namespace qrm::host

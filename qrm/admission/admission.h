@@ -19,8 +19,10 @@
 // plugin already serves. The checkpoint is only written on success, so the host
 // keeps nothing either. Plugins that time out are rolled back too (they may
 // have allocated before the deadline). The one exception is the per-QoS failure
-// policy: for levels whose policy is "ignore" (shared_cores by default) a
-// plugin that fails is left out of the container's result instead.
+// policy: for levels whose policy is "ignore" (shared_cores, and pods without
+// any QoS annotation, by default) a plugin that fails is left out of the
+// container's result instead. The level is resolved as the plugins resolve it
+// (qos/: the katalyst annotation, or the pod role through the role table).
 //
 // Work on one pod is serialized; different pods proceed in parallel. No lock
 // is held across a plugin RPC except the pod's own.
@@ -36,8 +38,10 @@
 #include <boost/asio/thread_pool.hpp>
 
 #include "common/status.h"
+#include "qrm/admission/confinement.h"
 #include "qrm/admission/container_request.h"
 #include "qrm/admission/qos.h"
+#include "qrm/admission/skipped_status.h"
 #include "qrm/apply/container_update.h"
 #include "qrm/registry/plugin_registry.h"
 #include "qrm/state/pod_locks.h"
@@ -59,6 +63,12 @@ struct AdmissionOptions {
   topology::PolicyOptions policy_options;
   std::chrono::milliseconds rpc_timeout{10000};
   FailurePolicies failure_policies;
+  // The operator's role table (the same JSON the plugins' `roles` take): the failure policy,
+  // admin and metrics resolve a pod's QoS exactly as the plugins do.
+  qos::RoleTable roles;
+  // The machine's online CPUs, for confining containers admitted without their CPU plugin
+  // (confinement.h); nullopt: Host::Start reads them from sysfs.
+  std::optional<CpuSet> online_cpus;
   std::map<std::string, ResourceAlias> resource_aliases;
   // Resources whose plugin is consulted for every container, requested or not
   // (e.g. a NIC plugin that places every pod next to its NIC).
@@ -99,6 +109,14 @@ class Admission {
                                           const std::string& container) const;
 
   const AdmissionOptions& options() const { return options_; }
+  // The pod's QoS through the one resolver (qos/), with this host's role table.
+  StatusOr<qos::QosRequirement> ResolveQos(const ContainerRequest& request) const;
+  FailurePolicy PolicyFor(const ContainerRequest& request) const;
+  // Containers admitted without their CPU plugin (confinement.h) and what became of the
+  // resources they were admitted without (skipped_status.h); the reconcile loop drives both.
+  Confinement& confinement() { return confinement_; }
+  SkippedStatus& skipped_status() { return skipped_; }
+  const SkippedStatus& skipped_status() const { return skipped_; }
   PodLocks& pod_locks() { return locks_; }
 
  private:
@@ -122,6 +140,8 @@ class Admission {
   StateStore& state_;
   boost::asio::thread_pool& workers_;
   PodLocks locks_;
+  mutable Confinement confinement_;
+  SkippedStatus skipped_;
 };
 
 // Builds the ResourceRequest sent to plugins (resource_name and hint unset).

@@ -2,11 +2,27 @@
 
 #include <fmt/format.h>
 
+#include "common/quote.h"
+
 namespace qrm::host {
 
-std::string QosLevelOf(const std::map<std::string, std::string>& annotations) {
-  auto it = annotations.find(std::string(kQosLevelAnnotation));
-  return it == annotations.end() || it->second.empty() ? std::string(kSharedCores) : it->second;
+std::string QosLevelName(const StatusOr<qos::QosRequirement>& resolved) {
+  return resolved.ok() ? std::string(qos::QosLevelName(resolved->level)) : "invalid";
+}
+
+Status FailurePolicies::Set(const std::string& key, FailurePolicy policy) {
+  if (key == kUnannotated) {
+    unannotated = policy;
+    return Status::Ok();
+  }
+  if (!qos::ParseQosLevel(key).ok()) {
+    return InvalidArgumentError(
+        fmt::format("failure_policy: unknown level {} (expected dedicated_cores, shared_cores, "
+                    "reclaimed_cores, system_cores or unannotated)",
+                    Quote(key)));
+  }
+  by_level[key] = policy;
+  return Status::Ok();
 }
 
 StatusOr<FailurePolicy> ParseFailurePolicy(std::string_view name) {

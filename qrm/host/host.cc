@@ -26,10 +26,24 @@ Status Host::Start(RuntimeApplier& applier, RuntimeView* view) {
         "those pods from the plugins and the runtime: {}",
         state_->recovery_message());
   }
+  // Containers admitted without their CPU plugin are confined to the online CPUs no
+  // exclusive allocation holds (qrm/admission/confinement.h): it needs the online CPUs.
+  AdmissionOptions admission_options = options_.admission;
+  if (!admission_options.online_cpus) {
+    auto limits = LoadMachineLimits(options_.sysfs_root);
+    if (limits.ok()) {
+      admission_options.online_cpus = limits->online_cpus;
+    } else {
+      log->warn(
+          "online CPUs unknown, containers admitted without their CPU plugin are not "
+          "confined: {}",
+          limits.status().message());
+    }
+  }
   workers_ = std::make_unique<boost::asio::thread_pool>(options_.worker_threads);
   registry_ = std::make_unique<PluginRegistry>(options_.registry, io_, *workers_);
   admission_ =
-      std::make_unique<Admission>(options_.admission, *numa, *registry_, *state_, *workers_);
+      std::make_unique<Admission>(admission_options, *numa, *registry_, *state_, *workers_);
   reconciler_ = std::make_unique<Reconciler>(*registry_, *state_, *admission_, applier, view,
                                              *workers_, options_.admission.rpc_timeout);
   // Fields a crash kept from reaching the runtime after they were checkpointed.

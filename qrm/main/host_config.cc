@@ -76,7 +76,17 @@ HostFlags::HostFlags() {
   add("plugin-rpc-timeout", po::value(&rpc_timeout_)->default_value(rpc_timeout_),
       "deadline of each plugin call during admission");
   add("failure-policy", po::value(&failure_policies_)->multitoken()->composing(),
-      "per QoS level: LEVEL=fail|ignore (default shared_cores=ignore, others fail)");
+      "per QoS level: LEVEL=fail|ignore, LEVEL a qos_level or \"unannotated\" (pods with no "
+      "qos_level annotation and no role); default shared_cores=ignore, unannotated=ignore, "
+      "others fail");
+  add("roles", po::value(&roles_json_),
+      "role table JSON, the plugins' format (docs/annotations.md): pod roles resolve to levels "
+      "for the failure policy exactly as in the plugins");
+  add("roles-file", po::value(&roles_file_),
+      "file holding the role table JSON (point the host and the plugins at the same file)");
+  add("accompanying-resource", po::value(&accompanying_)->multitoken()->composing(),
+      "RES=OWNER: requests for RES are placed by OWNER's plugin and sent only to it (default "
+      "qrm.io/nic-bandwidth=qrm.io/nic)");
   add("always-consult", po::value(&always_consult_)->multitoken()->composing(),
       "resources whose plugin is asked for every container (e.g. qrm.io/nic)");
   add("resource-alias", po::value(&aliases_)->multitoken()->composing(),
@@ -161,6 +171,27 @@ Status HostFlags::FinishSockets(HostConfig& c) const {
   return Status::Ok();
 }
 
+// Failure policies, the role table and accompanying resources.
+Status HostFlags::FinishQos(HostConfig& c) const {
+  for (const std::string& f : failure_policies_) {
+    auto kv = SplitPair(f, "failure_policy", "LEVEL=fail|ignore");
+    if (!kv.ok()) return kv.status();
+    auto p = ParseFailurePolicy(kv->second);
+    if (!p.ok()) return p.status().WithContext("failure_policy");
+    QRM_RETURN_IF_ERROR(c.host.admission.failure_policies.Set(kv->first, *p));
+  }
+  auto roles = qos::LoadRoleTable(roles_json_, roles_file_);
+  if (!roles.ok()) return roles.status();
+  c.host.admission.roles = std::move(*roles);
+  if (!accompanying_.empty()) c.host.registry.accompanying_resources.clear();
+  for (const std::string& a : accompanying_) {
+    auto kv = SplitPair(a, "accompanying_resource", "RES=OWNER");
+    if (!kv.ok()) return kv.status();
+    c.host.registry.accompanying_resources[kv->first] = kv->second;
+  }
+  return Status::Ok();
+}
+
 StatusOr<HostConfig> HostFlags::Finish() const {
   HostConfig c = values_;
   auto period = config::ParseDuration(reconcile_period_, "reconcile_period");
@@ -193,13 +224,7 @@ StatusOr<HostConfig> HostFlags::Finish() const {
   if (!parsed_popts.ok()) return parsed_popts.status().WithContext("topology_policy_option");
   c.host.admission.policy_options = *parsed_popts;
 
-  for (const std::string& f : failure_policies_) {
-    auto kv = SplitPair(f, "failure_policy", "LEVEL=fail|ignore");
-    if (!kv.ok()) return kv.status();
-    auto p = ParseFailurePolicy(kv->second);
-    if (!p.ok()) return p.status().WithContext("failure_policy");
-    c.host.admission.failure_policies.by_level[kv->first] = *p;
-  }
+  QRM_RETURN_IF_ERROR(FinishQos(c));
   c.host.admission.always_consult.insert(always_consult_.begin(), always_consult_.end());
   for (const std::string& a : aliases_) {
     auto kv = SplitPair(a, "resource_alias", "FROM=TO[:SCALE]");

@@ -34,6 +34,7 @@ class HostFlags {
 
  private:
   Status FinishSockets(HostConfig& c) const;
+  Status FinishQos(HostConfig& c) const;
 
   boost::program_options::options_description desc_{"qrm-host options"};
   HostConfig defaults_;
@@ -49,6 +50,9 @@ class HostFlags {
   std::vector<std::string> failure_policies_;
   std::vector<std::string> always_consult_;
   std::vector<std::string> aliases_;
+  std::vector<std::string> accompanying_;
+  std::string roles_json_;
+  std::string roles_file_;
   std::vector<std::string> device_resources_;
   std::vector<std::string> policy_options_;
   std::string admin_allowed_uids_;  // "": the --socket-allowed-uids list

@@ -104,6 +104,10 @@ StatusOr<ReconcileStats> Reconciler::RunOnce() {
   }
   for (const auto& [key, update] : updates) pending_apply_[key] = false;
 
+  // Containers admitted without their CPU plugin follow the exclusive CPUs
+  // (qrm/admission/confinement.h).
+  admission_.confinement().Refresh(state_.Snapshot(), updates, pending_apply_);
+
   // Apply changed containers (and retry earlier failures) exactly once each.
   for (auto it = pending_apply_.begin(); it != pending_apply_.end();) {
     const auto& [uid, name] = it->first;
@@ -237,12 +241,14 @@ void Reconciler::ReplayLost(
     // Still as found: held (lost) or missing (skipped).
     if (stored == nullptr || stored->resources.contains(l.resource) == l.skipped) continue;
     ++stats.replays;
-    if (l.skipped) {
+    const SkippedStatus::Key key{l.pod_uid, l.container, l.resource};
+    const bool refused_before = !admission_.skipped_status().Refusal(key).empty();
+    if (l.skipped && !refused_before) {
       log->warn(
           "pod={} container={}: admitted without {} (its plugin was unavailable); its plugin "
           "answers again, sending the skipped Allocate",
           l.pod_uid, l.container, l.resource);
-    } else {
+    } else if (!l.skipped) {
       log->warn(
           "pod={} container={}: resource {} lost its allocation on the plugin; replaying "
           "Allocate with the stored request and previous allocation \"{}\"",
@@ -251,10 +257,16 @@ void Reconciler::ReplayLost(
     auto answer =
         by_resource.at(l.resource)->Allocate(ReplayRequest(*stored, l.resource), rpc_timeout_);
     if (!answer.ok()) {
+      if (l.skipped && !IsPluginOutage(answer.status())) {
+        // Refused: said once, not each tick (qrm/admission/skipped_status.h).
+        admission_.skipped_status().ReplayFailed(key, answer.status());
+        continue;
+      }
       log->error("pod={} container={}: replaying {} failed, retrying next tick: {}", l.pod_uid,
                  l.container, l.resource, answer.status().message());
       continue;
     }
+    if (l.skipped) admission_.skipped_status().Allocated(key);
     const auto& result = answer->allocation_result().resource_allocation();
     auto info = result.find(l.resource);
     if (info == result.end()) {

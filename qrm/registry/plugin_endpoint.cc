@@ -12,7 +12,8 @@ namespace qrm::host {
 
 PluginEndpoint::PluginEndpoint(std::string resource, std::string socket_path,
                                pb::ResourcePluginOptions options, RegistrationStyle style,
-                               std::shared_ptr<grpc::Channel> channel, MachineLimits limits)
+                               std::shared_ptr<grpc::Channel> channel, MachineLimits limits,
+                               std::set<std::string> accompanying)
     : resource_(std::move(resource)),
       socket_path_(std::move(socket_path)),
       options_(std::move(options)),
@@ -20,7 +21,21 @@ PluginEndpoint::PluginEndpoint(std::string resource, std::string socket_path,
       registered_at_(std::chrono::system_clock::now()),
       channel_(std::move(channel)),
       stub_(pb::ResourcePlugin::NewStub(channel_)),
-      limits_(std::move(limits)) {}
+      limits_(std::move(limits)),
+      owned_([&] {
+        accompanying.insert(resource_);
+        return std::move(accompanying);
+      }()) {}
+
+template <typename Req>
+Req PluginEndpoint::OwnResources(const Req& req) const {
+  Req out = req;
+  auto* requests = out.mutable_resource_requests();
+  for (auto it = requests->begin(); it != requests->end();) {
+    it = owned_.contains(it->first) ? std::next(it) : requests->erase(it);
+  }
+  return out;
+}
 
 bool PluginEndpoint::stopped() const {
   std::lock_guard lock(mu_);
@@ -144,7 +159,7 @@ StatusOr<Resp> PluginEndpoint::Checked(const char* name, StatusOr<Resp> answer,
 StatusOr<pb::ResourceHintsResponse> PluginEndpoint::GetTopologyHints(const pb::ResourceRequest& req,
                                                                      Timeout t) {
   auto answer = Call<pb::ResourceRequest, pb::ResourceHintsResponse>(
-      "GetTopologyHints", &pb::ResourcePlugin::Stub::GetTopologyHints, req, t);
+      "GetTopologyHints", &pb::ResourcePlugin::Stub::GetTopologyHints, OwnResources(req), t);
   if (!answer.ok()) return answer;
   const Status valid = ValidateHintsAnswer(answer->resource_hints(), limits_);
   return Checked("GetTopologyHints", std::move(answer), valid);
@@ -153,7 +168,7 @@ StatusOr<pb::ResourceHintsResponse> PluginEndpoint::GetTopologyHints(const pb::R
 StatusOr<pb::PodResourceHintsResponse> PluginEndpoint::GetPodTopologyHints(
     const pb::PodResourceRequest& req, Timeout t) {
   auto answer = Call<pb::PodResourceRequest, pb::PodResourceHintsResponse>(
-      "GetPodTopologyHints", &pb::ResourcePlugin::Stub::GetPodTopologyHints, req, t);
+      "GetPodTopologyHints", &pb::ResourcePlugin::Stub::GetPodTopologyHints, OwnResources(req), t);
   if (!answer.ok()) return answer;
   const Status valid = ValidateHintsAnswer(answer->resource_hints(), limits_);
   return Checked("GetPodTopologyHints", std::move(answer), valid);
@@ -162,7 +177,7 @@ StatusOr<pb::PodResourceHintsResponse> PluginEndpoint::GetPodTopologyHints(
 StatusOr<pb::ResourceAllocationResponse> PluginEndpoint::Allocate(const pb::ResourceRequest& req,
                                                                   Timeout t) {
   auto answer = Call<pb::ResourceRequest, pb::ResourceAllocationResponse>(
-      "Allocate", &pb::ResourcePlugin::Stub::Allocate, req, t);
+      "Allocate", &pb::ResourcePlugin::Stub::Allocate, OwnResources(req), t);
   if (!answer.ok()) return answer;
   const Status valid = ValidateAllocateAnswer(*answer, limits_);
   return Checked("Allocate", std::move(answer), valid);

@@ -10,6 +10,12 @@
 // kInvalidArgument error naming the plugin, method, field and value, and its content is
 // never returned to the caller, so nothing of it is stored or sent to the runtime.
 //
+// Requests carry only this plugin's own resources in resource_requests, as the kubewharf
+// kubelet sends them: the resource it registered and the accompanying resources it places
+// (RegistryOptions::accompanying_resources, e.g. NIC bandwidth for the NIC plugin). Every
+// hint and Allocate call (admission, rollback, replay) passes through here, so no path can
+// leak another plugin's quantities.
+//
 // Thread-safe; held by shared_ptr so in-flight calls survive a re-registration
 // that replaces the endpoint.
 #pragma once
@@ -18,6 +24,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 
 #include <grpcpp/channel.h>
@@ -37,7 +44,7 @@ class PluginEndpoint {
  public:
   PluginEndpoint(std::string resource, std::string socket_path, pb::ResourcePluginOptions options,
                  RegistrationStyle style, std::shared_ptr<grpc::Channel> channel,
-                 MachineLimits limits = {});
+                 MachineLimits limits = {}, std::set<std::string> accompanying = {});
 
   const std::string& resource() const { return resource_; }
   const std::string& socket_path() const { return socket_path_; }
@@ -69,6 +76,9 @@ class PluginEndpoint {
   template <typename Req, typename Resp, typename Method>
   StatusOr<Resp> Call(const char* name, Method method, const Req& req, Timeout t);
   void RecordError(const Status& status);
+  // `req` with resource_requests cut down to owned_.
+  template <typename Req>
+  Req OwnResources(const Req& req) const;
   // The answer, or the validation error with the plugin and method in front (and counted).
   template <typename Resp>
   StatusOr<Resp> Checked(const char* name, StatusOr<Resp> answer, const Status& validation);
@@ -81,6 +91,7 @@ class PluginEndpoint {
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<pb::ResourcePlugin::Stub> stub_;
   const MachineLimits limits_;
+  const std::set<std::string> owned_;  // resource_ and its accompanying resources
 
   mutable std::mutex mu_;
   std::optional<Clock::time_point> stopped_since_;

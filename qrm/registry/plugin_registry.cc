@@ -17,6 +17,7 @@
 #include "api/pluginregistration_v1.grpc.pb.h"
 #include "common/grpc_status.h"
 #include "common/log.h"
+#include "common/quote.h"
 #include "qrm/registry/registration_validation.h"
 #include "qrm/registry/socket_access.h"
 
@@ -53,7 +54,32 @@ std::shared_ptr<grpc::Channel> Dial(const std::string& socket_path, int max_mess
   return grpc::CreateCustomChannel("unix:" + socket_path, grpc::InsecureChannelCredentials(), args);
 }
 
+// The options a Register RPC sent win over the dial-back answer, as in the kubewharf kubelet
+// (its Register path keeps RegisterRequest.options); a difference is logged, since a plugin
+// whose two answers disagree is probably misconfigured.
+pb::ResourcePluginOptions ChooseOptions(const pb::RegisterRequest& request,
+                                        pb::ResourcePluginOptions dialed) {
+  if (!request.has_options()) return dialed;
+  if (request.options().SerializeAsString() != dialed.SerializeAsString()) {
+    Logger("registry")
+        ->warn(
+            "resource={} endpoint={}: RegisterRequest options {{{}}} differ from "
+            "GetResourcePluginOptions {{{}}}; using the RegisterRequest's",
+            request.resource_name(), request.endpoint(), request.options().ShortDebugString(),
+            dialed.ShortDebugString());
+  }
+  return request.options();
+}
+
 }  // namespace
+
+std::set<std::string> PluginRegistry::AccompanyingOf(const std::string& resource) const {
+  std::set<std::string> out;
+  for (const auto& [accompanying, owner] : options_.accompanying_resources) {
+    if (owner == resource) out.insert(accompanying);
+  }
+  return out;
+}
 
 class PluginRegistry::RegistrationService final : public pb::Registration::Service {
  public:
@@ -255,6 +281,10 @@ void PluginRegistry::Discover(const std::string& socket_name) {
     req.set_resource_name(info.name());
     status = Admit(req, RegistrationStyle::kDirectoryWatcher);
   }
+  if (!status.ok()) {
+    // The one line an operator gets for it (Admit does not log watcher-style refusals).
+    log->warn("socket {}: plugin {} refused: {}", path, Quote(info.name()), status.message());
+  }
   preg::RegistrationStatus notify;
   notify.set_plugin_registered(status.ok());
   notify.set_error(status.ok() ? "" : status.message());
@@ -269,8 +299,11 @@ void PluginRegistry::Discover(const std::string& socket_name) {
 Status PluginRegistry::Admit(const pb::RegisterRequest& request, RegistrationStyle style) {
   auto log = Logger("registry");
   auto refuse = [&](const Status& s) {
-    log->error("resource={} endpoint={}: registration refused: {}", request.resource_name(),
-               request.endpoint(), s.message());
+    // Directory-watched plugins are refused with one warning in Discover, naming the socket.
+    if (style == RegistrationStyle::kRegisterRpc) {
+      log->error("resource={} endpoint={}: registration refused: {}", request.resource_name(),
+                 request.endpoint(), s.message());
+    }
     return s;
   };
   if (Status s = ValidateVersion(request.version()); !s.ok()) return refuse(s);
@@ -319,7 +352,8 @@ Status PluginRegistry::Admit(const pb::RegisterRequest& request, RegistrationSty
         UnavailableError(fmt::format("cannot reach plugin at {}: {}", *path, s.error_message())));
   }
   auto endpoint = std::make_shared<PluginEndpoint>(
-      request.resource_name(), *path, std::move(plugin_options), style, channel, limits_);
+      request.resource_name(), *path, ChooseOptions(request, std::move(plugin_options)), style,
+      channel, limits_, AccompanyingOf(request.resource_name()));
   {
     std::lock_guard lock(mu_);
     if (discovered_twice()) return Status::Ok();

@@ -5,9 +5,12 @@
 //  * directory watching (plugin-watcher style): a socket appearing in the
 //    plugin directory is asked GetInfo and, if it is a v1alpha1 resource
 //    plugin, registered and told so with NotifyRegistrationStatus.
-// Admit() validates the version, the resource name and the endpoint (a plain
-// socket name confined to the plugin directory), dials back and reads
-// GetResourcePluginOptions; a new registration for a resource replaces the old
+// Admit() validates the version, the resource name (Kubernetes' container resource name
+// rules) and the endpoint (a plain socket name confined to the plugin directory), dials back
+// and reads GetResourcePluginOptions. A Register RPC's own options win, as in the kubewharf
+// kubelet (a difference is logged once); directory-watched plugins send none, so theirs come
+// from GetResourcePluginOptions. A plugin refused during directory watching gets one warning
+// line naming its socket and the reason. A new registration for a resource replaces the old
 // endpoint, unless the old one is alive on another socket (a second plugin claiming
 // the resource is refused with kAlreadyExists).
 // The registration socket admits only peers on the allowlist (SO_PEERCRED,
@@ -23,6 +26,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -56,6 +60,11 @@ struct RegistryOptions {
   // When set, plugin answers may only name CPUs and NUMA nodes online in this sysfs
   // (machine_limits.h); empty: ids are checked for syntax only (tests with fake topologies).
   std::string machine_sysfs_root;
+  // Accompanying resources: requests for the key are placed by the plugin of the value, and
+  // only that plugin sees their quantities (plugin_endpoint.h). The default matches the NIC
+  // plugin's default names.
+  std::map<std::string, std::string> accompanying_resources = {
+      {"qrm.io/nic-bandwidth", "qrm.io/nic"}};
 };
 
 class PluginRegistry {
@@ -89,6 +98,7 @@ class PluginRegistry {
   void OnDirectoryEvents(size_t bytes);
   void Discover(const std::string& socket_name);
   void OnSocketRemoved(const std::string& socket_name);
+  std::set<std::string> AccompanyingOf(const std::string& resource) const;
 
   const RegistryOptions options_;
   boost::asio::io_context& io_;

@@ -57,16 +57,42 @@ std::string RealPath(const std::string& path) {
 
 }  // namespace
 
+// Kubernetes' container resource name rules (pkg/apis/core/validation
+// validateContainerResourceName with helper.IsStandardContainerResourceName,
+// IsNativeResource and IsExtendedResourceName): a qualified name; without a prefix only the
+// standard container resources; with a prefix outside kubernetes.io an extended resource,
+// which must not start with "requests." and must stay a qualified name behind it.
 Status ValidateResourceName(std::string_view name) {
   const size_t slash = name.find('/');
-  const bool ok = slash == std::string_view::npos ? IsQualifiedNamePart(name)
-                                                  : IsDnsSubdomain(name.substr(0, slash)) &&
-                                                        IsQualifiedNamePart(name.substr(slash + 1));
-  if (!ok) {
-    return InvalidArgumentError(fmt::format(
-        "resource_name \"{}\" is not a valid resource name (expected [prefix/]name, name of "
-        "1-63 characters [A-Za-z0-9._-] starting and ending alphanumeric)",
-        name));
+  auto refuse = [&](std::string_view why) {
+    return InvalidArgumentError(
+        fmt::format("resource_name \"{}\" is not a valid resource name: {}", name, why));
+  };
+  const bool qualified =
+      slash == std::string_view::npos
+          ? IsQualifiedNamePart(name)
+          : IsDnsSubdomain(name.substr(0, slash)) && IsQualifiedNamePart(name.substr(slash + 1));
+  if (!qualified) {
+    return refuse(
+        "expected [prefix/]name, prefix a DNS subdomain, name of 1-63 characters "
+        "[A-Za-z0-9._-] starting and ending alphanumeric");
+  }
+  if (slash == std::string_view::npos) {
+    if (name == "cpu" || name == "memory" || name == "ephemeral-storage" ||
+        name.starts_with("hugepages-")) {
+      return Status::Ok();
+    }
+    return refuse(
+        "an extended resource needs a domain prefix (e.g. example.com/foo); only cpu, memory, "
+        "ephemeral-storage and hugepages-<size> go without one");
+  }
+  if (name.find("kubernetes.io/") != std::string_view::npos) return Status::Ok();  // native
+  if (name.starts_with("requests.")) {
+    return refuse("an extended resource must not start with \"requests.\"");
+  }
+  // Kubernetes checks "requests." + name as a qualified name: the prefix gets 9 bytes less.
+  if (slash + std::string_view("requests.").size() > 253) {
+    return refuse("its prefix is longer than 244 characters");
   }
   return Status::Ok();
 }

@@ -10,8 +10,10 @@ namespace qrm::host {
 
 inline constexpr std::string_view kSupportedVersion = "v1alpha1";
 
-// Kubernetes resource name: optional DNS-subdomain prefix and "/", then a name
-// of 1-63 characters [A-Za-z0-9._-] starting and ending alphanumeric.
+// A resource name Kubernetes accepts in a container's requests: optional DNS-subdomain prefix
+// and "/", then a name of 1-63 characters [A-Za-z0-9._-] starting and ending alphanumeric;
+// without a prefix only cpu, memory, ephemeral-storage and hugepages-<size>; an extended
+// (prefixed, non-kubernetes.io) name must not start with "requests.".
 Status ValidateResourceName(std::string_view name);
 
 Status ValidateVersion(std::string_view version);

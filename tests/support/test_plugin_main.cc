@@ -24,6 +24,8 @@
 //   --hang METHOD             sleep 1 h in this RPC; repeatable
 //   --state FILE              persist allocations durably to this checkpoint
 //   --call-log FILE           append "METHOD pod_uid container" per call
+//   --request-log FILE        append "METHOD pod_uid container role=R type=T requests=K1,K2"
+//                             per hints/Allocate request (what the host sent)
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -47,6 +49,7 @@ namespace {
 
 struct Config {
   std::string resource, hints, result, oci_property, result_file, state, call_log, quantity;
+  std::string request_log;
   std::set<std::string> fail, hang;
   bool need_reconcile = false;
   bool pod_hints = false;
@@ -67,6 +70,7 @@ class TestPlugin final : public sdk::ResourcePlugin {
   }
 
   StatusOr<pb::ResourceHintsResponse> GetTopologyHints(const pb::ResourceRequest& req) override {
+    LogRequest("GetTopologyHints", req);
     QRM_RETURN_IF_ERROR(Enter("GetTopologyHints", req.pod_uid(), req.container_name()));
     pb::ResourceHintsResponse resp;
     resp.set_pod_uid(req.pod_uid());
@@ -88,6 +92,7 @@ class TestPlugin final : public sdk::ResourcePlugin {
   }
 
   StatusOr<pb::ResourceAllocationResponse> Allocate(const pb::ResourceRequest& req) override {
+    LogRequest("Allocate", req);
     QRM_RETURN_IF_ERROR(Enter("Allocate", req.pod_uid(), req.container_name()));
     pb::ResourceAllocationInfo info;
     info.set_oci_property_name(config_.oci_property);
@@ -162,6 +167,17 @@ class TestPlugin final : public sdk::ResourcePlugin {
   }
 
  private:
+  void LogRequest(const std::string& method, const pb::ResourceRequest& req) {
+    if (config_.request_log.empty()) return;
+    std::set<std::string> keys;  // sorted, so the line is deterministic
+    for (const auto& [k, v] : req.resource_requests()) keys.insert(k);
+    std::lock_guard lock(log_mu_);
+    std::ofstream out(config_.request_log, std::ios::app);
+    out << method << ' ' << req.pod_uid() << ' ' << req.container_name()
+        << " role=" << req.pod_role() << " type=" << req.pod_type()
+        << " requests=" << fmt::format("{}", fmt::join(keys, ",")) << '\n';
+  }
+
   Status Enter(const std::string& method, const std::string& pod, const std::string& container) {
     if (!config_.call_log.empty()) {
       std::lock_guard lock(log_mu_);
@@ -248,7 +264,7 @@ int main(int argc, char** argv) {
       "result-file", po::value(&config.result_file))("need-reconcile", "")("pod-hints", "")(
       "fail-unavailable", "")("fail-exhausted", "")("fail", po::value(&fail)->composing())(
       "hang", po::value(&hang)->composing())("state", po::value(&config.state))(
-      "call-log", po::value(&config.call_log));
+      "call-log", po::value(&config.call_log))("request-log", po::value(&config.request_log));
   po::variables_map vm;
   try {
     po::store(po::parse_command_line(argc, argv, desc), vm);

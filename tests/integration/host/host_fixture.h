@@ -11,7 +11,9 @@
 #include <vector>
 
 #include <catch2/catch.hpp>
+#include <spdlog/sinks/ringbuffer_sink.h>
 
+#include "common/log.h"
 #include "qrm/host/host.h"
 #include "tests/support/child_process.h"
 #include "tests/support/temp_dir.h"
@@ -163,6 +165,34 @@ class HostFixture {
   FakeRuntimeView view_;
   std::map<std::string, std::unique_ptr<ChildProcess>> plugins_;
   std::unique_ptr<Host> host_;  // destroyed before the plugins
+};
+
+// Messages of a component's logger at a level, while attached. Attach before the host starts:
+// spdlog's sink list is not safe to change while other threads log.
+class LogCapture {
+ public:
+  explicit LogCapture(const std::string& component)
+      : logger_(Logger(component)),
+        sink_(std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(512)) {
+    logger_->sinks().push_back(sink_);
+  }
+  ~LogCapture() { std::erase(logger_->sinks(), sink_); }
+  LogCapture(const LogCapture&) = delete;
+  LogCapture& operator=(const LogCapture&) = delete;
+
+  // The messages at `level` that contain `needle`.
+  std::vector<std::string> At(spdlog::level::level_enum level, const std::string& needle) {
+    std::vector<std::string> out;
+    for (const auto& m : sink_->last_raw()) {
+      std::string text(m.payload.data(), m.payload.size());
+      if (m.level == level && text.find(needle) != std::string::npos) out.push_back(text);
+    }
+    return out;
+  }
+
+ private:
+  std::shared_ptr<spdlog::logger> logger_;
+  std::shared_ptr<spdlog::sinks::ringbuffer_sink_mt> sink_;
 };
 
 inline ContainerRequest Request(const std::string& uid, const std::string& container,

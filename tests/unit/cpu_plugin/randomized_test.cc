@@ -34,11 +34,11 @@ const std::vector<Kind> kKinds = {
 
 class Oracle {
  public:
-  Oracle(const CpuPlugin& plugin, const plugins::RoleTable& roles)
+  Oracle(const CpuPlugin& plugin, const qos::RoleTable& roles)
       : plugin_(plugin), roles_(roles), layout_(plugin.layout()) {}
 
   // The hint list the rules in hints.h call for, as HintText would print it.
-  std::string ExpectedHints(const CpuState& state, int cpus, const plugins::QosRequirement& qos) {
+  std::string ExpectedHints(const CpuState& state, int cpus, const qos::QosRequirement& qos) {
     const CpuSet allocatable = layout_.online().Difference(plugin_.reserved());
     const CpuSet free = allocatable.Difference(state.DedicatedCpus());
     std::vector<std::pair<NumaMask, bool>> hints;
@@ -96,11 +96,11 @@ class Oracle {
   }
 
   const CpuPlugin& plugin_;
-  const plugins::RoleTable& roles_;
+  const qos::RoleTable& roles_;
   const CpuLayout& layout_;
 };
 
-void CheckInvariants(const CpuPlugin& plugin, const plugins::RoleTable& roles) {
+void CheckInvariants(const CpuPlugin& plugin, const qos::RoleTable& roles) {
   const CpuState state = plugin.state();
   const CpuLayout& layout = plugin.layout();
   const CpuPools& pools = state.pools;
@@ -119,10 +119,9 @@ void CheckInvariants(const CpuPlugin& plugin, const plugins::RoleTable& roles) {
   std::vector<std::pair<std::string, const ContainerAllocation*>> bound;
   for (const auto& [uid, containers] : state.pods) {
     for (const auto& [name, c] : containers) {
-      INFO(uid << "/" << name << " cpuset " << c.cpuset << " level "
-               << plugins::QosLevelName(c.level));
+      INFO(uid << "/" << name << " cpuset " << c.cpuset << " level " << qos::QosLevelName(c.level));
       switch (c.level) {
-        case plugins::QosLevel::kDedicated: {
+        case qos::QosLevel::kDedicated: {
           CHECK_FALSE(c.cpuset.Overlaps(dedicated));  // never two owners
           CHECK(c.cpuset.IsSubsetOf(allocatable));    // never reserved
           dedicated = dedicated.Union(c.cpuset);
@@ -137,9 +136,9 @@ void CheckInvariants(const CpuPlugin& plugin, const plugins::RoleTable& roles) {
           }
           break;
         }
-        case plugins::QosLevel::kShared: CHECK(c.cpuset == pools.shared); break;
-        case plugins::QosLevel::kReclaimed: CHECK(c.cpuset == pools.reclaimed); break;
-        case plugins::QosLevel::kSystem: CHECK(c.cpuset == pools.reserved); break;
+        case qos::QosLevel::kShared: CHECK(c.cpuset == pools.shared); break;
+        case qos::QosLevel::kReclaimed: CHECK(c.cpuset == pools.reclaimed); break;
+        case qos::QosLevel::kSystem: CHECK(c.cpuset == pools.reserved); break;
       }
     }
   }
@@ -176,7 +175,7 @@ void RunRandomised(const std::string& shape, uint32_t seed, int steps) {
   config.reserved_cpu_count = 2;
   config.reclaimed_pool_size = 4;  // kKeepFree
   auto plugin = MakePlugin(topology, config);
-  auto roles = plugins::RoleTable::Parse(kDocRoles);
+  auto roles = qos::RoleTable::Parse(kDocRoles);
   REQUIRE(roles.ok());
   Oracle oracle(*plugin, *roles);
   const CpuPools initial = plugin->pools();
@@ -201,7 +200,7 @@ void RunRandomised(const std::string& shape, uint32_t seed, int steps) {
       if (rng() % 10 == 0) cpus = std::min(node_cpus + static_cast<int>(rng() % 8), allocatable);
       const std::string uid = "pod" + std::to_string(step);
       auto req = Request(uid, kind.role, cpus, kind.annotations);
-      auto qos = plugins::ResolveQos(req, *roles);
+      auto qos = qos::ResolveQos(req, *roles);
       REQUIRE(qos.ok());
       const std::string hints = Hints(*plugin, req);
       if (!qos->dedicated()) {

@@ -48,7 +48,7 @@ inline FakeMachine Generate(const machine::fake::FakeMachineShape& shape,
 
 inline MemoryPluginConfig Config(const std::string& state_dir = "") {
   MemoryPluginConfig config;
-  auto roles = plugins::RoleTable::Parse(kRolesJson);
+  auto roles = qos::RoleTable::Parse(kRolesJson);
   REQUIRE(roles.ok());
   config.roles = *roles;
   config.state_dir = state_dir;

@@ -40,7 +40,7 @@ inline FakeMachine Generate(const machine::fake::FakeMachineShape& shape,
 
 inline NicPluginConfig Config(const std::string& state_dir = "") {
   NicPluginConfig config;
-  auto roles = plugins::RoleTable::Parse(kRolesJson);
+  auto roles = qos::RoleTable::Parse(kRolesJson);
   REQUIRE(roles.ok());
   config.roles = *roles;
   config.state_dir = state_dir;

@@ -1,12 +1,14 @@
 // QoS resolution: both annotation families, the role table and every documented error.
-#include "plugins/qos/qos_requirement.h"
+#include "qos/qos_requirement.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 
 #include <catch2/catch.hpp>
+#include <unistd.h>
 
-namespace qrm::plugins {
+namespace qrm::qos {
 namespace {
 
 constexpr const char* kDocRoles = R"({
@@ -66,6 +68,91 @@ TEST_CASE("the document's roles resolve through the role table") {
   CHECK(storage->role == "storage-service");
 }
 
+TEST_CASE("the kubewharf pod_role label names the role, and wins over the annotation") {
+  const RoleTable roles = DocRoles();
+  const std::map<std::string, std::string> labels = {
+      {"katalyst.kubewharf.io/pod_role", "storage-service"}};
+  const std::map<std::string, std::string> annotations = {{"kubernetes.io/pod-role", "ETL"}};
+  CHECK(PodRoleOf(labels, annotations) == "storage-service");
+  CHECK(PodRoleOf({}, annotations) == "ETL");
+  CHECK(PodRoleOf({}, {}).empty());
+  // A pod_role annotation is not the label (the kubewharf kubelet reads the label).
+  CHECK(PodRoleOf({}, {{"katalyst.kubewharf.io/pod_role", "ETL"}}).empty());
+
+  auto host = ResolveQos(labels, annotations, roles);
+  REQUIRE(host.ok());
+  CHECK(host->level == QosLevel::kDedicated);
+  CHECK(host->role == "storage-service");
+  CHECK(host->annotated);
+
+  // The plugins' overload, from a request whose pod_role field is unset, agrees.
+  resourceplugin::v1alpha1::ResourceRequest req;
+  req.mutable_labels()->insert(labels.begin(), labels.end());
+  req.mutable_annotations()->insert(annotations.begin(), annotations.end());
+  auto plugin = ResolveQos(req, roles);
+  REQUIRE(plugin.ok());
+  CHECK(plugin->level == QosLevel::kDedicated);
+  CHECK(plugin->role == "storage-service");
+}
+
+TEST_CASE("pod_type comes from the katalyst.kubewharf.io/pod_type annotation") {
+  CHECK(PodTypeOf({{"katalyst.kubewharf.io/pod_type", "batch"}}) == "batch");
+  CHECK(PodTypeOf({{"kubernetes.io/resource-type", "batch"}}).empty());
+}
+
+TEST_CASE("annotated tells an explicit level from the shared_cores default") {
+  auto none = ResolveQos({}, "", RoleTable());
+  REQUIRE(none.ok());
+  CHECK(none->level == QosLevel::kShared);
+  CHECK_FALSE(none->annotated);
+  auto shared = ResolveQos({{"katalyst.kubewharf.io/qos_level", "shared_cores"}}, "", RoleTable());
+  REQUIRE(shared.ok());
+  CHECK(shared->annotated);
+  auto role = ResolveQos({}, "online-micro_service", DocRoles());
+  REQUIRE(role.ok());
+  CHECK(role->level == QosLevel::kShared);
+  CHECK(role->annotated);
+}
+
+TEST_CASE("the role table loads from text or from a file, not both") {
+  auto empty = LoadRoleTable("", "");
+  REQUIRE(empty.ok());
+  CHECK(empty->empty());
+  auto text = LoadRoleTable(kDocRoles, "");
+  REQUIRE(text.ok());
+  CHECK(text->Find("ETL") != nullptr);
+
+  char path[] = "/tmp/qos_roles_XXXXXX";
+  const int fd = ::mkstemp(path);
+  REQUIRE(fd >= 0);
+  const std::string json = kDocRoles;
+  REQUIRE(::write(fd, json.data(), json.size()) == static_cast<ssize_t>(json.size()));
+  ::close(fd);
+  auto file = LoadRoleTable("", path);
+  REQUIRE(file.ok());
+  CHECK(file->Find("storage-service")->level == QosLevel::kDedicated);
+
+  auto both = LoadRoleTable(kDocRoles, path);
+  REQUIRE_FALSE(both.ok());
+  CHECK_THAT(both.status().message(), Catch::Contains("both set"));
+  ::unlink(path);
+
+  auto missing = LoadRoleTable("", "/nonexistent/roles.json");
+  REQUIRE_FALSE(missing.ok());
+  CHECK_THAT(missing.status().message(), Catch::Contains("/nonexistent/roles.json"));
+
+  char bad[] = "/tmp/qos_roles_bad_XXXXXX";
+  const int bad_fd = ::mkstemp(bad);
+  REQUIRE(bad_fd >= 0);
+  REQUIRE(::write(bad_fd, "{\"x\": {}}", 9) == 9);
+  ::close(bad_fd);
+  auto invalid = LoadRoleTable("", bad);
+  REQUIRE_FALSE(invalid.ok());
+  CHECK_THAT(invalid.status().message(),
+             Catch::Contains(bad) && Catch::Contains("missing key \"qos_level\""));
+  ::unlink(bad);
+}
+
 TEST_CASE("anti-affinity is symmetric and '*' excludes every other role but its own") {
   RoleTable roles = DocRoles();
   CHECK(roles.AntiAffine("storage-service", "reranker"));
@@ -97,8 +184,9 @@ TEST_CASE("bad annotations name the key and the value") {
 
   auto role = ResolveQos({{"kubernetes.io/pod-role", "ghost"}}, "", DocRoles());
   REQUIRE(role.status().code() == StatusCode::kInvalidArgument);
-  CHECK_THAT(role.status().message(),
-             Catch::Contains("kubernetes.io/pod-role") && Catch::Contains("\"ghost\""));
+  CHECK_THAT(role.status().message(), Catch::Contains("kubernetes.io/pod-role") &&
+                                          Catch::Contains("\"ghost\"") &&
+                                          Catch::Contains("katalyst.kubewharf.io/pod_role"));
 
   auto reclaimed_bound =
       ResolveQos({{"katalyst.kubewharf.io/qos_level", "reclaimed_cores"},
@@ -159,4 +247,4 @@ TEST_CASE("requested quantities must be finite, non-negative and bounded") {
 }
 
 }  // namespace
-}  // namespace qrm::plugins
+}  // namespace qrm::qos

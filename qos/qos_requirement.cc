@@ -1,5 +1,5 @@
-// Resolving a container's QoS requirement from its pod's annotations and the role table.
-#include "plugins/qos/qos_requirement.h"
+// Resolving a container's QoS requirement from its pod's labels, annotations and the role table.
+#include "qos/qos_requirement.h"
 
 #include <cmath>
 
@@ -9,7 +9,7 @@
 #include "common/json_string.h"
 #include "common/quote.h"
 
-namespace qrm::plugins {
+namespace qrm::qos {
 namespace {
 
 constexpr std::pair<std::string_view, QosLevel> kLevels[] = {
@@ -74,6 +74,16 @@ StatusOr<QosLevel> ParseQosLevel(std::string_view name) {
                   kQosLevelKey, Quote(name)));
 }
 
+std::string PodRoleOf(const std::map<std::string, std::string>& labels,
+                      const std::map<std::string, std::string>& annotations) {
+  std::string role = Find(labels, kPodRoleLabelKey);
+  return role.empty() ? Find(annotations, kPodRoleKey) : role;
+}
+
+std::string PodTypeOf(const std::map<std::string, std::string>& annotations) {
+  return Find(annotations, kPodTypeKey);
+}
+
 StatusOr<QosRequirement> ResolveQos(const std::map<std::string, std::string>& annotations,
                                     const std::string& pod_role, const RoleTable& roles) {
   QosRequirement req;
@@ -82,8 +92,9 @@ StatusOr<QosRequirement> ResolveQos(const std::map<std::string, std::string>& an
     const RoleSpec* spec = roles.Find(role);
     if (spec == nullptr) {
       return InvalidArgumentError(
-          fmt::format("annotation \"{}\": role {} is not in the role table (known: {})",
-                      kPodRoleKey, Quote(role), [&] {
+          fmt::format("pod role {} (label \"{}\" or annotation \"{}\") is not in the role "
+                      "table (known: {})",
+                      Quote(role), kPodRoleLabelKey, kPodRoleKey, [&] {
                         std::string known;
                         for (const auto& [name, _] : roles.roles()) {
                           known += known.empty() ? name : ", " + name;
@@ -95,12 +106,14 @@ StatusOr<QosRequirement> ResolveQos(const std::map<std::string, std::string>& an
     req.numa_binding = spec->numa_binding;
     req.numa_exclusive = spec->numa_exclusive;
     req.role = role;
+    req.annotated = true;
     return req;
   }
   if (std::string level = Find(annotations, kQosLevelKey); !level.empty()) {
     auto parsed = ParseQosLevel(level);
     if (!parsed.ok()) return parsed.status();
     req.level = *parsed;
+    req.annotated = true;
   }
   if (std::string enh = Find(annotations, kMemoryEnhancementKey); !enh.empty()) {
     QRM_RETURN_IF_ERROR(ParseMemoryEnhancement(enh, &req));
@@ -114,11 +127,19 @@ StatusOr<QosRequirement> ResolveQos(const std::map<std::string, std::string>& an
   return req;
 }
 
+StatusOr<QosRequirement> ResolveQos(const std::map<std::string, std::string>& labels,
+                                    const std::map<std::string, std::string>& annotations,
+                                    const RoleTable& roles) {
+  return ResolveQos(annotations, PodRoleOf(labels, annotations), roles);
+}
+
 StatusOr<QosRequirement> ResolveQos(const ::resourceplugin::v1alpha1::ResourceRequest& req,
                                     const RoleTable& roles) {
   std::map<std::string, std::string> annotations(req.annotations().begin(),
                                                  req.annotations().end());
-  return ResolveQos(annotations, req.pod_role(), roles);
+  if (!req.pod_role().empty()) return ResolveQos(annotations, req.pod_role(), roles);
+  std::map<std::string, std::string> labels(req.labels().begin(), req.labels().end());
+  return ResolveQos(labels, annotations, roles);
 }
 
 StatusOr<double> RequestedQuantity(const ::resourceplugin::v1alpha1::ResourceRequest& req,
@@ -137,4 +158,4 @@ StatusOr<double> RequestedQuantity(const ::resourceplugin::v1alpha1::ResourceReq
   return q;
 }
 
-}  // namespace qrm::plugins
+}  // namespace qrm::qos

@@ -1,6 +1,10 @@
 // Role table parsing: the operator's JSON, checked key by key so every mistake is reported
 // with the role, the key and the value that was wrong.
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <rapidjson/document.h>
@@ -10,9 +14,9 @@
 
 #include "common/json_string.h"
 #include "common/quote.h"
-#include "plugins/qos/qos_requirement.h"
+#include "qos/qos_requirement.h"
 
-namespace qrm::plugins {
+namespace qrm::qos {
 namespace {
 
 std::string JsonText(const rapidjson::Value& v) {
@@ -137,4 +141,23 @@ bool RoleTable::AntiAffine(const std::string& a, const std::string& b) const {
   return lists(a, b) || lists(b, a);
 }
 
-}  // namespace qrm::plugins
+StatusOr<RoleTable> LoadRoleTable(std::string_view roles_json, const std::string& roles_file) {
+  const bool has_json = roles_json.find_first_not_of(" \t\r\n") != std::string_view::npos;
+  if (has_json && !roles_file.empty()) {
+    return InvalidArgumentError(fmt::format(
+        "roles and roles_file {} are both set; give the role table once", Quote(roles_file)));
+  }
+  if (roles_file.empty()) return RoleTable::Parse(roles_json);
+  std::ifstream in(roles_file);
+  if (!in) {
+    return InvalidArgumentError(
+        fmt::format("roles_file: cannot read {}: {}", Quote(roles_file), std::strerror(errno)));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  auto table = RoleTable::Parse(text.str());
+  if (!table.ok()) return table.status().WithContext(fmt::format("roles_file {}", roles_file));
+  return table;
+}
+
+}  // namespace qrm::qos

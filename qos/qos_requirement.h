@@ -1,14 +1,20 @@
-// QosRequirement: what a container's QoS asks of the CPU, memory and NIC plugins, resolved
-// from its pod's annotations and the plugin's role table.
+// QosRequirement: what a container's QoS asks of the host and of the CPU, memory and NIC
+// plugins, resolved from its pod's labels, annotations and the operator's role table. This is
+// the one resolver: qrm-host (failure policy, confinement), the plugins, admin/qrmctl and the
+// metrics all call it, so they never disagree about a pod's level.
 //
-// Two annotation families are accepted (see docs/annotations.md):
+// Two families are accepted (see docs/annotations.md):
 //   * katalyst: `katalyst.kubewharf.io/qos_level` (dedicated_cores | shared_cores |
 //     reclaimed_cores | system_cores) and `katalyst.kubewharf.io/memory_enhancement`, a JSON
 //     object such as {"numa_binding":"true","numa_exclusive":"true"};
-//   * the QRM design document: `kubernetes.io/pod-role`, looked up in a role table the operator
-//     configures (role -> QoS level, NUMA binding, exclusivity, NUMA anti-affinity).
+//   * roles: the pod's role, looked up in a role table the operator configures (role -> QoS
+//     level, NUMA binding, exclusivity, NUMA anti-affinity). The role is the kubewharf label
+//     `katalyst.kubewharf.io/pod_role` (what the kubewharf kubelet sends as
+//     ResourceRequest.pod_role), else the QRM design document's annotation
+//     `kubernetes.io/pod-role` (qrm's extension).
 // A pod role wins when both are present (the ResourceRequest's pod_role field, which the host
-// fills from the annotation, is read first). No annotation at all means shared_cores.
+// fills with PodRoleOf, is read first). No annotation at all means shared_cores, and
+// `annotated` tells the two apart (the host's failure policy treats them differently).
 #pragma once
 
 #include <map>
@@ -20,11 +26,16 @@
 #include "api/resourceplugin_v1alpha1.pb.h"
 #include "common/status.h"
 
-namespace qrm::plugins {
+namespace qrm::qos {
 
 inline constexpr std::string_view kQosLevelKey = "katalyst.kubewharf.io/qos_level";
 inline constexpr std::string_view kMemoryEnhancementKey =
     "katalyst.kubewharf.io/memory_enhancement";
+// The kubewharf kubelet's pod role label and pod type annotation
+// (staging/src/k8s.io/kubelet/pkg/apis/resourceplugin/v1alpha1/constants.go).
+inline constexpr std::string_view kPodRoleLabelKey = "katalyst.kubewharf.io/pod_role";
+inline constexpr std::string_view kPodTypeKey = "katalyst.kubewharf.io/pod_type";
+// The QRM design document's role annotation (qrm's extension; the label wins over it).
 inline constexpr std::string_view kPodRoleKey = "kubernetes.io/pod-role";
 
 enum class QosLevel { kShared, kReclaimed, kDedicated, kSystem };
@@ -74,25 +85,43 @@ struct QosRequirement {
   bool numa_binding = false;
   bool numa_exclusive = false;
   std::string role;  // "" unless it came from the role table
+  // The level was asked for (a qos_level annotation or a role), not defaulted to shared_cores.
+  bool annotated = false;
 
   bool dedicated() const { return level == QosLevel::kDedicated; }
   // NUMA-bound containers get cpuset.mems and per-NUMA accounting.
   bool numa_bound() const { return numa_binding || numa_exclusive; }
 };
 
-// Resolves a container's requirement from the pod role (ResourceRequest.pod_role, else the
-// annotation) and the katalyst annotations. Errors (kInvalidArgument) name the key and value:
+// The pod's role: the label katalyst.kubewharf.io/pod_role, else the annotation
+// kubernetes.io/pod-role; "" when neither is set.
+std::string PodRoleOf(const std::map<std::string, std::string>& labels,
+                      const std::map<std::string, std::string>& annotations);
+// The pod's type: the annotation katalyst.kubewharf.io/pod_type ("" when absent).
+std::string PodTypeOf(const std::map<std::string, std::string>& annotations);
+
+// Resolves a container's requirement from the pod role (`pod_role`, else the annotation) and
+// the katalyst annotations. Errors (kInvalidArgument) name the key and value:
 //   unknown qos_level, memory_enhancement that is not a JSON object of "true"/"false" strings
 //   or booleans, a pod role missing from the table, numa_binding on a level that cannot be
 //   NUMA-bound (reclaimed_cores, system_cores).
 StatusOr<QosRequirement> ResolveQos(const std::map<std::string, std::string>& annotations,
                                     const std::string& pod_role, const RoleTable& roles);
+// What the host calls: the role from PodRoleOf(labels, annotations).
+StatusOr<QosRequirement> ResolveQos(const std::map<std::string, std::string>& labels,
+                                    const std::map<std::string, std::string>& annotations,
+                                    const RoleTable& roles);
+// What the plugins call: ResourceRequest.pod_role, else PodRoleOf(labels, annotations).
 StatusOr<QosRequirement> ResolveQos(const ::resourceplugin::v1alpha1::ResourceRequest& req,
                                     const RoleTable& roles);
+
+// The role table from the `roles` JSON text or the file `roles_file` names (the same JSON);
+// both set is an error, neither is an empty table. Errors name the key (and the file).
+StatusOr<RoleTable> LoadRoleTable(std::string_view roles_json, const std::string& roles_file);
 
 // The requested quantity of `resource` in the request; kInvalidArgument naming the resource and
 // value when it is missing, negative, NaN/inf or above `max` (e.g. 1e9 CPUs).
 StatusOr<double> RequestedQuantity(const ::resourceplugin::v1alpha1::ResourceRequest& req,
                                    const std::string& resource, double max);
 
-}  // namespace qrm::plugins
+}  // namespace qrm::qos
