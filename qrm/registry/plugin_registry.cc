@@ -320,6 +320,7 @@ Status PluginRegistry::Admit(const pb::RegisterRequest& request, RegistrationSty
   }
   auto endpoint = std::make_shared<PluginEndpoint>(
       request.resource_name(), *path, std::move(plugin_options), style, channel, limits_);
+  if (hook_) hook_(endpoint);  // before admission can reach it
   {
     std::lock_guard lock(mu_);
     if (discovered_twice()) return Status::Ok();
