@@ -436,7 +436,7 @@ TEST_CASE("The view lists pods with a ready sandbox and reconcile collects the o
   CHECK(f.PluginCalls("cpu", "RemovePod", "uid-gc") == 1);
 }
 
-TEST_CASE("A StopPodSandbox in flight owns the pod's release; a reconcile tick meanwhile leaves it",
+TEST_CASE("A StopPodSandbox in flight owns the pod's release, a reconcile tick meanwhile leaves it",
           "[cri_shim][release][view]") {
   ShimFixture f;
   f.StartHost();
