@@ -20,6 +20,11 @@ std::optional<std::set<std::string>> Reconciler::LivePods() {
 
 void Reconciler::OnPluginRegistered(const std::shared_ptr<PluginEndpoint>& plugin) {
   auto log = Logger("reconcile");
+  // One registration replay at a time: a plugin may register by RPC and be discovered in the
+  // directory at once, and two replays reading its report before either replayed would send
+  // every lost allocation twice. (Process-wide: registrations are rare, and so is a second host.)
+  static std::mutex one_at_a_time;
+  std::lock_guard serial(one_at_a_time);
   auto report = plugin->GetResourcesAllocation(rpc_timeout_);
   if (!report.ok()) {
     log->warn(
