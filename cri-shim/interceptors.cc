@@ -317,10 +317,14 @@ Answer Interceptors::StopOrRemovePodSandbox(InterceptedCall& call, bool remove, 
   // Both requests carry only pod_sandbox_id = 1.
   cri::StopPodSandboxRequest request;
   if (!ParseByteBuffer(call.request(), &request)) return Forward(call, call.request(), clock);
+  auto sandbox = index_.FindSandbox(request.pod_sandbox_id());
+  if (!sandbox || sandbox->pod.uid.empty()) return Forward(call, call.request(), clock);
+  // This call owns the pod's release until it returns: the runtime lists the sandbox as not
+  // ready while the stop is in flight, and the reconcile loop must not release the pod
+  // before the runtime confirmed (release_claims.h).
+  const auto claim = host_.reconciler().release_claims().Hold(sandbox->pod.uid);
   Answer answer = Forward(call, call.request(), clock);
   if (!answer.status.ok()) return answer;
-  auto sandbox = index_.FindSandbox(request.pod_sandbox_id());
-  if (!sandbox || sandbox->pod.uid.empty()) return answer;
   auto lock = pod_locks_.Lock(sandbox->pod.uid);
   if (remove) {
     index_.RemoveSandbox(request.pod_sandbox_id());

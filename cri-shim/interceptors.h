@@ -14,7 +14,10 @@
 //                     checkpoint (Admission::RemoveContainer) unless another container of
 //                     that name (a restart) or a create in flight still uses it.
 //  StopPodSandbox,    forwarded; once the runtime confirms, the pod is released
-//  RemovePodSandbox   (Admission::RemovePod) unless it has another ready sandbox.
+//  RemovePodSandbox   (Admission::RemovePod) unless it has another ready sandbox. The call
+//                     claims the pod's release while in flight, so the reconcile loop (which
+//                     sees the sandbox not ready already) leaves the pod to it
+//                     (host::ReleaseClaims).
 //  UpdateContainer-   forwarded with qrm's owned fields set to qrm's current values
 //  Resources          (Admission::CurrentUpdate); never swallowed. If qrm's values change
 //                     while it is in flight, the newest are sent again afterwards.

@@ -46,6 +46,10 @@ Status Host::Start(RuntimeApplier& applier, RuntimeView* view) {
       std::make_unique<Admission>(admission_options, *numa, *registry_, *state_, *workers_);
   reconciler_ = std::make_unique<Reconciler>(*registry_, *state_, *admission_, applier, view,
                                              *workers_, options_.admission.rpc_timeout);
+  // A plugin that (re)registers gets back what it lost before admission reaches it.
+  registry_->SetRegistrationHook([reconciler = reconciler_.get()](const auto& plugin) {
+    reconciler->OnPluginRegistered(plugin);
+  });
   // Fields a crash kept from reaching the runtime after they were checkpointed.
   reconciler_->QueueReapply(state_->Snapshot());
   work_.emplace(io_.get_executor());

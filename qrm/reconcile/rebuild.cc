@@ -16,15 +16,23 @@ bool Reports(const pb::GetResourcesAllocationResponse& response, const std::stri
          c->second.resource_allocation().contains(resource);
 }
 
+// The entries of a comma-separated list.
+std::vector<std::string_view> SplitList(std::string_view list) {
+  std::vector<std::string_view> out;
+  while (!list.empty()) {
+    const size_t comma = list.find(',');
+    out.push_back(list.substr(0, comma));
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
 bool SkippedAtAdmission(const ContainerAllocation& container, const std::string& resource) {
   auto it = container.request.annotations().find(kSkippedResourcesAnnotation);
   if (it == container.request.annotations().end()) return false;
-  std::string_view list = it->second;
-  while (!list.empty()) {
-    const size_t comma = list.find(',');
-    if (list.substr(0, comma) == resource) return true;
-    if (comma == std::string_view::npos) break;
-    list.remove_prefix(comma + 1);
+  for (std::string_view entry : SplitList(it->second)) {
+    if (entry == resource) return true;
   }
   return false;
 }
@@ -92,6 +100,50 @@ std::vector<LostAllocation> FindSkipped(const PodResources& stored,
   out.reserve(skipped.size());
   for (const auto& [uid, name, resource] : skipped) out.push_back({uid, name, resource, true});
   return out;
+}
+
+std::vector<HeldSkipped> FindHeldSkipped(const PodResources& stored,
+                                         const std::vector<PluginReport>& reports) {
+  std::map<std::tuple<std::string, std::string, std::string>, pb::ResourceAllocationInfo> held;
+  for (const PluginReport& report : reports) {
+    if (report.response == nullptr) continue;
+    const std::string& r = report.resource;
+    for (const auto& [uid, pod] : stored) {
+      auto reported = report.response->pod_resources().find(uid);
+      if (reported == report.response->pod_resources().end()) continue;
+      for (const auto& [name, container] : pod->containers) {
+        if (container.resources.contains(r) || !SkippedAtAdmission(container, r)) continue;
+        auto c = reported->second.container_resources().find(name);
+        if (c == reported->second.container_resources().end()) continue;
+        auto info = c->second.resource_allocation().find(r);
+        if (info != c->second.resource_allocation().end()) held[{uid, name, r}] = info->second;
+      }
+    }
+  }
+  std::vector<HeldSkipped> out;
+  out.reserve(held.size());
+  for (auto& [key, info] : held) {
+    out.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key), std::move(info)});
+  }
+  return out;
+}
+
+pb::ResourceRequest WithoutSkipped(pb::ResourceRequest request, const std::string& resource) {
+  auto& annotations = *request.mutable_annotations();
+  auto it = annotations.find(kSkippedResourcesAnnotation);
+  if (it == annotations.end()) return request;
+  std::string kept;
+  for (std::string_view entry : SplitList(it->second)) {
+    if (entry == resource || entry.empty()) continue;
+    if (!kept.empty()) kept += ',';
+    kept += entry;
+  }
+  if (kept.empty()) {
+    annotations.erase(it);
+  } else {
+    it->second = std::move(kept);
+  }
+  return request;
 }
 
 pb::ResourceRequest ReplayRequest(const ContainerAllocation& stored, const std::string& resource) {

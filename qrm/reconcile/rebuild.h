@@ -14,6 +14,9 @@
 //    in kSkippedResourcesAnnotation), R's plugin answers again and does not hold it: the reconcile
 //    loop sends the Allocate the admission skipped, so the container stops running outside R's
 //    plugin's accounting (e.g. a shared container on a dedicated container's CPU).
+//  * Held skipped: the same, but R's plugin does hold it: its Allocate answered after the
+//    host's deadline (a late answer). The reconcile loop adopts that allocation into the
+//    checkpoint and takes R off the container's kSkippedResourcesAnnotation.
 //
 // Pure functions over one tick's inputs, so they are unit-tested without plugins.
 #pragma once
@@ -68,6 +71,20 @@ std::vector<LostAllocation> FindLost(const PodResources& stored,
 // no allocation, e.g. the NIC plugin for a pod that wants no NIC.)
 std::vector<LostAllocation> FindSkipped(const PodResources& stored,
                                         const std::vector<PluginReport>& reports);
+
+// Stored containers admitted without resource R (as FindSkipped) that R's plugin reports
+// holding: an Allocate that answered after the host's deadline. In (uid, container, resource)
+// order, each with the plugin's allocation.
+struct HeldSkipped {
+  std::string pod_uid, container, resource;
+  pb::ResourceAllocationInfo info;
+};
+std::vector<HeldSkipped> FindHeldSkipped(const PodResources& stored,
+                                         const std::vector<PluginReport>& reports);
+
+// `request` with `resource` taken off its kSkippedResourcesAnnotation (the annotation is
+// dropped when nothing is left in it).
+pb::ResourceRequest WithoutSkipped(pb::ResourceRequest request, const std::string& resource);
 
 // The Allocate request that gives `resource` back to a stored container: its stored
 // request, resource_name set, and kPreviousAllocationAnnotation = the stored

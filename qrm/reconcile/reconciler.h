@@ -1,12 +1,16 @@
-// Reconciler: keeps running containers in line with the plugins' latest
-// decisions, and forgets pods the runtime no longer has.
+// Reconciler: keeps every plugin's allocations, the host checkpoint and the runtime in line:
+// running containers follow the plugins' latest decisions, pods the runtime no longer has are
+// forgotten, and no plugin holds an allocation the host did not admit (or the reverse).
 //
 // One tick:
-//  1. GetResourcesAllocation, in parallel, on every live plugin that asked for
-//     reconciling (need_reconcile).
+//  1. GetResourcesAllocation, in parallel, on every live plugin. need_reconcile decides only
+//     whether a plugin's changed values are applied (step 2); the rebuild (2b) uses every
+//     plugin's answer, so a plugin without need_reconcile is covered too. (Cost: one call per
+//     plugin per tick; the bundled plugins all set need_reconcile anyway.) A plugin answering
+//     UNIMPLEMENTED is left out quietly.
 //  2. Diff against the host checkpoint, resource by resource, for containers
-//     the checkpoint knows (others are not ours). The checkpoint's side is
-//     compared by the bytes it cached when storing it (SameAsStored), so only
+//     the checkpoint knows (others are not ours), for need_reconcile plugins. The checkpoint's
+//     side is compared by the bytes it cached when storing it (SameAsStored), so only
 //     the plugins' answers are serialized.
 //  3. Write the changes durably, each changed pod's file once
 //     (StateStore::ApplyChanges). Pods whose write failed keep their old state
@@ -16,22 +20,43 @@
 //     exactly once; containers whose apply failed are retried every tick. After a
 //     restart every checkpointed container is handed over once (QueueReapply).
 //  2b. Rebuild (rebuild.h), only with a RuntimeView, and only from plugins whose report
-//     succeeded; the runtime is listed after the plugins answered:
+//     succeeded; the runtime is listed after the plugins answered (lost allocations are
+//     replayed by the ticks only to need_reconcile plugins; other plugins get theirs at
+//     registration, and the ticks retry only what failed there):
 //     * a container some plugin allocated to but the checkpoint lacks is adopted into
 //       the checkpoint (identity from the runtime) if the runtime lists the container;
-//       if the runtime has no such pod (and the checkpoint neither), the pod is released
-//       on the plugins (RemovePod), so no allocation outlives its container;
+//       if the runtime lists its pod but not the container, no admitted container owns the
+//       allocation (an Allocate that answered after admission's deadline and was rolled
+//       back, or a removed container): it is released on that plugin (RemovePod, then the
+//       pod's admitted containers replayed to it, as admission's rollback does); if the
+//       runtime has no such pod (and the checkpoint neither), the pod is released on the
+//       plugins (RemovePod). So no allocation outlives its container;
+//     * a container admitted with resource R skipped (failure policy "ignore") whose R
+//       plugin holds an allocation for it (its Allocate answered after the deadline) gets
+//       that allocation adopted, and R leaves its kSkippedResourcesAnnotation;
 //     * a stored allocation of resource R that R's plugin no longer reports is replayed
 //       (Allocate with the stored request and the previous allocation as an annotation)
 //       once per container and resource per tick, for pods the runtime still lists; the
 //       answer joins step 2's changes. So is the Allocate an admission skipped under the
-//       "ignore" failure policy, once the skipped resource's plugin answers again.
-//     Both re-check the checkpoint under the pod's admission lock, so they never race an
+//       "ignore" failure policy, once the skipped resource's plugin answers again (its
+//       answer is stored at once, and R leaves the annotation).
+//     All re-check the checkpoint under the pod's admission lock, so they never race an
 //     admission or a removal of the same pod.
 //  5. Garbage collection: pods in the checkpoint (as it was before the runtime
 //     was listed, so a pod admitted meanwhile is never collected) that the
 //     runtime does not list get RemovePod on every live plugin, and leave the
 //     checkpoint only when all of them succeeded.
+// Every release (steps 2b and 5) is skipped for a pod whose StopPodSandbox or
+// RemovePodSandbox is in flight through the CRI shim: that call releases the pod once the
+// runtime confirms (release_claims.h).
+//
+// Registration: OnPluginRegistered runs for every plugin that registers or re-registers,
+// before the registry lets admission reach it. It reads what the plugin holds and replays
+// every allocation of a checkpointed container (of a pod the runtime lists, or of every
+// checkpointed pod if the runtime cannot be listed) that the plugin does not report: a
+// plugin that restarted without its state gets its running containers back before it can
+// hand their resources to a new pod, whether it set need_reconcile or not. A replay that
+// fails there is retried by the ticks (step 2b).
 #pragma once
 
 #include <atomic>
@@ -39,6 +64,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -51,6 +77,7 @@
 
 #include "qrm/admission/admission.h"
 #include "qrm/reconcile/rebuild.h"
+#include "qrm/reconcile/release_claims.h"
 #include "qrm/reconcile/runtime.h"
 
 namespace qrm::host {
@@ -62,9 +89,12 @@ struct ReconcileStats {
   int containers_applied = 0;
   int apply_failures = 0;
   int pods_collected = 0;
-  int replays = 0;             // Allocate replayed to a plugin that lost an allocation
-  int containers_adopted = 0;  // allocations the checkpoint lacked, taken in
-  int orphans_released = 0;    // pods released because neither the host nor the runtime has them
+  int replays = 0;              // Allocate replayed to a plugin that lost an allocation
+  int containers_adopted = 0;   // allocations the checkpoint lacked, taken in
+  int orphans_released = 0;     // pods released because neither the host nor the runtime has them
+  int late_adopted = 0;         // allocations of skipped resources a plugin made late, adopted
+  int unadmitted_released = 0;  // containers of live pods released on the plugins holding them
+  int releases_deferred = 0;    // pods left to their in-flight StopPodSandbox/RemovePodSandbox
 };
 
 class Reconciler {
@@ -83,25 +113,65 @@ class Reconciler {
   // the runtime does not have (kNotFound) is dropped: its CreateContainer carries them.
   void QueueReapply(const PodResources& pods);
 
+  // Replays to a plugin that has just (re)registered what it should hold and does not
+  // report (see the header comment). The registry calls it before publishing the endpoint.
+  void OnPluginRegistered(const std::shared_ptr<PluginEndpoint>& plugin);
+
+  // Pods whose release a runtime call in flight owns (the CRI shim's stop and remove).
+  ReleaseClaims& release_claims() { return claims_; }
+
   // Runs RunOnce every `period` on `io` until Stop.
   void Start(boost::asio::io_context& io, std::chrono::milliseconds period);
   void Stop();
 
  private:
+  // One plugin's successful GetResourcesAllocation answer in this tick.
+  struct Polled {
+    std::shared_ptr<PluginEndpoint> plugin;
+    pb::GetResourcesAllocationResponse response;
+  };
+  using Touched = std::set<std::pair<std::string, std::string>>;
+
   void Schedule();
+  std::vector<Polled> PollPlugins(ReconcileStats& stats);
+  // Step 2, for need_reconcile plugins.
+  static void DiffReconciling(const PodResources& before, const std::vector<Polled>& polled,
+                              std::vector<StateStore::ResourceChange>& changes, Touched& touched);
   void CollectGarbage(const PodResources& before, ReconcileStats& stats);
   // Step 2b (see the header comment); replayed answers are added to `changes`/`touched`.
-  void Rebuild(const PodResources& before,
-               const std::vector<std::shared_ptr<PluginEndpoint>>& plugins,
-               const std::vector<StatusOr<pb::GetResourcesAllocationResponse>>& responses,
-               std::vector<StateStore::ResourceChange>& changes,
-               std::set<std::pair<std::string, std::string>>& touched, ReconcileStats& stats);
+  void Rebuild(const PodResources& before, const std::vector<Polled>& polled,
+               std::vector<StateStore::ResourceChange>& changes, Touched& touched,
+               ReconcileStats& stats);
+  // FindLost, for need_reconcile plugins and the retries of replay_retry_.
+  std::vector<LostAllocation> LostToReplay(
+      const PodResources& before, const std::vector<PluginReport>& reports,
+      const std::map<std::string, std::shared_ptr<PluginEndpoint>>& by_resource);
   void ReplayLost(const std::vector<LostAllocation>& lost, const std::set<std::string>& live,
                   const std::map<std::string, std::shared_ptr<PluginEndpoint>>& by_resource,
-                  std::vector<StateStore::ResourceChange>& changes,
-                  std::set<std::pair<std::string, std::string>>& touched, ReconcileStats& stats);
+                  std::vector<StateStore::ResourceChange>& changes, Touched& touched,
+                  ReconcileStats& stats);
+  void AdoptHeldSkipped(const std::vector<HeldSkipped>& held, const std::set<std::string>& live,
+                        ReconcileStats& stats);
   void AdoptUnrecorded(const PodResources& before, const std::vector<UnrecordedContainer>& found,
-                       const std::set<std::string>& live, ReconcileStats& stats);
+                       const std::set<std::string>& live,
+                       const std::map<std::string, std::shared_ptr<PluginEndpoint>>& by_resource,
+                       ReconcileStats& stats);
+  void AdoptOne(const UnrecordedContainer& found, const RuntimeContainer& rc,
+                ReconcileStats& stats);
+  void ReleaseUnadmitted(const UnrecordedContainer& found,
+                         const std::map<std::string, std::shared_ptr<PluginEndpoint>>& by_resource,
+                         ReconcileStats& stats);
+  // Admission::RemovePod of `uid`, unless a runtime call in flight owns its release.
+  bool ReleasePod(const std::string& uid, ReconcileStats& stats);
+  // Stores `info` as the container's allocation of `resource` (taking `resource` off its
+  // skipped list); the caller holds the pod's admission lock. Validated first.
+  Status StoreLocked(const std::string& uid, const std::string& container,
+                     const ContainerAllocation& stored, const std::string& resource,
+                     const pb::ResourceAllocationInfo& info);
+  // Registration replay of one lost allocation; true if the plugin got it back.
+  bool ReplayRegistered(PluginEndpoint& plugin, const LostAllocation& lost);
+  // The runtime's ready pods, or nullopt if there is no view or it cannot answer.
+  std::optional<std::set<std::string>> LivePods();
 
   PluginRegistry& registry_;
   StateStore& state_;
@@ -112,6 +182,14 @@ class Reconciler {
   const std::chrono::milliseconds rpc_timeout_;
 
   std::mutex mu_;  // one tick at a time
+  ReleaseClaims claims_;
+  std::mutex queued_mu_;  // guards the two sets below (registration runs outside ticks)
+  // Containers whose stored values a registration replay changed, for the next tick's step 4.
+  std::set<std::pair<std::string, std::string>> queued_apply_;
+  // (pod uid, container, resource) a registration replay failed for, on a plugin without
+  // need_reconcile: the ticks retry these, and only these, for such plugins. (A plugin that
+  // reports nothing would otherwise be sent every allocation again every tick.)
+  std::set<std::tuple<std::string, std::string, std::string>> replay_retry_;
   // (pod uid, container) -> whether the runtime's kNotFound ends the retries (a re-apply).
   std::map<std::pair<std::string, std::string>, bool> pending_apply_;
   std::unique_ptr<boost::asio::steady_timer> timer_;

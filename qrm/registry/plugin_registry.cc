@@ -354,6 +354,7 @@ Status PluginRegistry::Admit(const pb::RegisterRequest& request, RegistrationSty
   auto endpoint = std::make_shared<PluginEndpoint>(
       request.resource_name(), *path, ChooseOptions(request, std::move(plugin_options)), style,
       channel, limits_, AccompanyingOf(request.resource_name()));
+  if (hook_) hook_(endpoint);  // before admission can reach it
   {
     std::lock_guard lock(mu_);
     if (discovered_twice()) return Status::Ok();

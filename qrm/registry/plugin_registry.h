@@ -82,6 +82,13 @@ class PluginRegistry {
   // Validates, dials back and records a plugin. Returns the refusal reason.
   Status Admit(const pb::RegisterRequest& request, RegistrationStyle style);
 
+  // Called by Admit for every accepted registration, after the dial-back and before the
+  // endpoint is published, so admission reaches the plugin only once it returns: the host
+  // replays there what a restarted plugin lost (Reconciler::OnPluginRegistered). Set it
+  // before Start.
+  using RegistrationHook = std::function<void(const std::shared_ptr<PluginEndpoint>&)>;
+  void SetRegistrationHook(RegistrationHook hook) { hook_ = std::move(hook); }
+
   std::shared_ptr<PluginEndpoint> Find(const std::string& resource) const;
   std::vector<std::shared_ptr<PluginEndpoint>> Endpoints() const;
   // Endpoints whose capacity counts: live ones and those stopped for less than
@@ -107,6 +114,7 @@ class PluginRegistry {
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<PeerCheckedListener> listener_;
   MachineLimits limits_;
+  RegistrationHook hook_;
   std::unique_ptr<boost::asio::posix::stream_descriptor> watch_;
   alignas(8) char watch_buf_[4096];
 

@@ -22,6 +22,9 @@
 //   --fail-unavailable        --fail answers UNAVAILABLE instead of INTERNAL
 //   --fail-exhausted          --fail answers RESOURCE_EXHAUSTED (a refusal: does not fit)
 //   --hang METHOD             sleep 1 h in this RPC; repeatable
+//   --delay METHOD:MS         sleep MS milliseconds in this RPC, then serve it as usual (a late
+//                             answer: the host's deadline passes, the plugin still acts);
+//                             repeatable
 //   --state FILE              persist allocations durably to this checkpoint
 //   --call-log FILE           append "METHOD pod_uid container" per call
 //   --request-log FILE        append "METHOD pod_uid container role=R type=T requests=K1,K2"
@@ -51,6 +54,7 @@ struct Config {
   std::string resource, hints, result, oci_property, result_file, state, call_log, quantity;
   std::string request_log;
   std::set<std::string> fail, hang;
+  std::map<std::string, int> delay_ms;  // by method
   bool need_reconcile = false;
   bool pod_hints = false;
   bool fail_unavailable = false;
@@ -185,6 +189,9 @@ class TestPlugin final : public sdk::ResourcePlugin {
       out << method << ' ' << pod << ' ' << container << '\n';
     }
     if (config_.hang.count(method)) std::this_thread::sleep_for(std::chrono::hours(1));
+    if (auto it = config_.delay_ms.find(method); it != config_.delay_ms.end()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(it->second));
+    }
     if (config_.fail.count(method)) {
       const std::string message =
           fmt::format("{} failed as configured (--fail {})", method, method);
@@ -253,7 +260,7 @@ class TestPlugin final : public sdk::ResourcePlugin {
 int main(int argc, char** argv) {
   Config config;
   sdk::PluginServerOptions options;
-  std::vector<std::string> fail, hang;
+  std::vector<std::string> fail, hang, delay;
   po::options_description desc("qrm-test-plugin");
   desc.add_options()("resource", po::value(&config.resource)->default_value("test.qrm.io/slots"))(
       "plugin-dir", po::value(&options.plugin_dir)->required())(
@@ -263,8 +270,9 @@ int main(int argc, char** argv) {
       "oci-property", po::value(&config.oci_property)->default_value("CpusetMems"))(
       "result-file", po::value(&config.result_file))("need-reconcile", "")("pod-hints", "")(
       "fail-unavailable", "")("fail-exhausted", "")("fail", po::value(&fail)->composing())(
-      "hang", po::value(&hang)->composing())("state", po::value(&config.state))(
-      "call-log", po::value(&config.call_log))("request-log", po::value(&config.request_log));
+      "hang", po::value(&hang)->composing())("delay", po::value(&delay)->composing())(
+      "state", po::value(&config.state))("call-log", po::value(&config.call_log))(
+      "request-log", po::value(&config.request_log));
   po::variables_map vm;
   try {
     po::store(po::parse_command_line(argc, argv, desc), vm);
@@ -280,6 +288,14 @@ int main(int argc, char** argv) {
   config.fail_exhausted = vm.count("fail-exhausted") > 0;
   config.fail.insert(fail.begin(), fail.end());
   config.hang.insert(hang.begin(), hang.end());
+  for (const std::string& d : delay) {
+    const size_t colon = d.find(':');
+    if (colon == std::string::npos) {
+      std::cerr << "qrm-test-plugin: --delay \"" << d << "\": want METHOD:MS\n";
+      return 2;
+    }
+    config.delay_ms[d.substr(0, colon)] = std::stoi(d.substr(colon + 1));
+  }
   TestPlugin plugin(config);
   return sdk::Run(plugin, options);
 }

@@ -2,6 +2,7 @@
 // CreateContainer, rollback, PreStartContainer, releases, skip rules, the kubelet's updates
 // and the reconcile loop's.
 #include <fstream>
+#include <future>
 #include <thread>
 
 #include <catch2/catch.hpp>
@@ -433,6 +434,45 @@ TEST_CASE("The view lists pods with a ready sandbox and reconcile collects the o
   CHECK(tick->pods_collected == 1);
   CHECK_FALSE(f.host().state().GetPod("uid-gc"));
   CHECK(f.PluginCalls("cpu", "RemovePod", "uid-gc") == 1);
+}
+
+TEST_CASE("A StopPodSandbox in flight owns the pod's release, a reconcile tick meanwhile leaves it",
+          "[cri_shim][release][view]") {
+  ShimFixture f;
+  f.StartHost();
+  f.StartCpuPlugin();
+  f.Open();
+  const auto pod = f.PodConfig("uid-stop", "web");
+  const std::string sandbox = f.RunPod(pod);
+  REQUIRE(f.CreateContainer(f.ContainerRequest(sandbox, pod, "app"), nullptr).ok());
+  const uint64_t releases = f.shim().counters().releases;
+
+  // The runtime marks the sandbox not ready at once but answers only after 1 s, as
+  // containerd does while it tears the sandbox down.
+  f.runtime().SetSlow("/StopPodSandbox");
+  auto stop = std::async(std::launch::async, [&] { return Call(f, "StopPodSandbox", sandbox); });
+  REQUIRE(WaitFor([&] {
+    auto live = f.shim().view().ListPodUids();
+    return live.ok() && !live->contains("uid-stop");
+  }));
+  auto tick = f.host().reconciler().RunOnce();
+  REQUIRE(tick.ok());
+  // Still in flight: nothing released yet, by anyone.
+  REQUIRE(stop.wait_for(std::chrono::milliseconds(0)) == std::future_status::timeout);
+  CHECK(tick->pods_collected == 0);
+  CHECK(tick->releases_deferred == 1);
+  CHECK(f.PluginCalls("cpu", "RemovePod", "uid-stop") == 0);
+  CHECK(f.host().state().GetPod("uid-stop"));
+
+  // The runtime confirms: the stop path releases, once.
+  REQUIRE(stop.get().ok());
+  CHECK(f.PluginCalls("cpu", "RemovePod", "uid-stop") == 1);
+  CHECK_FALSE(f.host().state().GetPod("uid-stop"));
+  CHECK(f.shim().counters().releases == releases + 1);
+  auto after = f.host().reconciler().RunOnce();
+  REQUIRE(after.ok());
+  CHECK(after->pods_collected == 0);
+  CHECK(f.PluginCalls("cpu", "RemovePod", "uid-stop") == 1);
 }
 
 }  // namespace

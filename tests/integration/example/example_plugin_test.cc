@@ -29,6 +29,7 @@ class ExampleFixture : public HostFixture {
   }
   // SIGTERM, as a kubelet or systemd would; returns the wait status.
   int StopExample() { return example_->Kill(SIGTERM); }
+  void KillExample() { example_->Kill(SIGKILL); }
 
   // Host, then the plugin, registered.
   void Start() {
@@ -183,6 +184,47 @@ TEST_CASE("a restarted plugin restores its allocations from its state file", "[e
   auto r = f.host().admission().Admit(Request("p3", "c0", {{kRes, 2}}));
   REQUIRE_FALSE(r.ok());
   CHECK(r.status().code() == StatusCode::kResourceExhausted);
+}
+
+TEST_CASE("a restarted plugin that lost its state gets the running containers back first",
+          "[example][replay]") {
+  // The example does not set need_reconcile: the replay at registration must reach it anyway.
+  ExampleFixture f;
+  f.Start();
+  REQUIRE_FALSE(f.Endpoint()->options().need_reconcile());
+  f.view().AddContainer({"a", "pod-a", "default", "c0"});
+  auto a = f.host().admission().Admit(Request("a", "c0", {{kRes, 3}}));
+  REQUIRE(a.ok());
+  const std::string a_slots = a->allocation.resources.at(kRes).allocation_result();
+  auto old_endpoint = f.Endpoint();
+
+  // Killed, and its state file lost with it.
+  f.KillExample();
+  REQUIRE(::unlink(f.state_file().c_str()) == 0);
+  f.StartExample();
+  REQUIRE(WaitFor([&] {
+    auto e = f.Endpoint();
+    return e != nullptr && e != old_endpoint && !e->stopped();
+  }));
+  // Registered means replayed: a new pod cannot get A's slots.
+  auto b = f.host().admission().Admit(Request("b", "c0", {{kRes, 3}}));
+  REQUIRE(b.ok());
+  const std::string b_slots = b->allocation.resources.at(kRes).allocation_result();
+  INFO("a=" << a_slots << " b=" << b_slots);
+  CHECK(b_slots != a_slots);
+  const auto held = f.Allocations();
+  REQUIRE(held.pod_resources().contains("a"));
+  CHECK(held.pod_resources()
+            .at("a")
+            .container_resources()
+            .at("c0")
+            .resource_allocation()
+            .at(kRes)
+            .allocation_result() == a_slots);
+  CHECK(held.pod_resources().contains("b"));
+  CHECK(f.Allocatable().aggregated_allocatable_quantity() == 2);
+  CHECK(f.host().state().GetContainer("a", "c0")->resources.at(kRes).allocation_result() ==
+        a_slots);
 }
 
 }  // namespace

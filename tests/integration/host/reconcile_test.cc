@@ -22,7 +22,8 @@ TEST_CASE("reconcile applies each changed container exactly once", "[reconcile]"
 
   auto unchanged = host.reconciler().RunOnce();
   REQUIRE(unchanged.ok());
-  CHECK(unchanged->plugins_polled == 1);
+  // Every plugin is polled (for the rebuild); only need_reconcile ones have values applied.
+  CHECK(unchanged->plugins_polled == 2);
   CHECK(unchanged->resources_changed == 0);
   CHECK(f.applier().calls().empty());
 

@@ -124,6 +124,45 @@ TEST_CASE("skipped: resources admission left out, once their plugin answers", "[
   CHECK(FindSkipped(stored, {{"gpu", &gpu}}).empty());
 }
 
+TEST_CASE("held skipped: a skipped resource its plugin allocated after all (a late answer)",
+          "[rebuild]") {
+  PodResources stored = Stored({{"a", {{"c0", "1"}}}});
+  {
+    auto pod = std::make_shared<PodAllocation>(*stored.at("a"));
+    ContainerAllocation c1 = pod->containers.at("c0");
+    c1.request.set_container_name("c1");
+    c1.resources.clear();
+    (*c1.request.mutable_annotations())[kSkippedResourcesAnnotation] = "cpu,memory";
+    pod->containers["c1"] = c1;
+    stored["a"] = pod;
+  }
+  // cpu holds c1 (late); memory does not; c0 was never skipped.
+  const auto cpu = Report("cpu", {{"a", {{"c0", "1"}, {"c1", "2-3"}}}});
+  const auto memory = Report("memory", {{"a", {{"c0", "0"}}}});
+  const auto held = FindHeldSkipped(stored, {{"cpu", &cpu}, {"memory", &memory}, {"gpu", nullptr}});
+  REQUIRE(held.size() == 1);
+  CHECK((held[0].pod_uid == "a" && held[0].container == "c1" && held[0].resource == "cpu"));
+  CHECK(held[0].info.allocation_result() == "2-3");
+  // Held and skipped exclude each other: memory is still to be sent.
+  const auto skipped = FindSkipped(stored, {{"cpu", &cpu}, {"memory", &memory}});
+  REQUIRE(skipped.size() == 1);
+  CHECK(skipped[0].resource == "memory");
+}
+
+TEST_CASE("a resource leaves the skipped list; an empty list leaves the request", "[rebuild]") {
+  pb::ResourceRequest r;
+  (*r.mutable_annotations())[kSkippedResourcesAnnotation] = "cpu,memory,qrm.io/nic";
+  (*r.mutable_annotations())["other"] = "x";
+  r = WithoutSkipped(r, "memory");
+  CHECK(r.annotations().at(kSkippedResourcesAnnotation) == "cpu,qrm.io/nic");
+  r = WithoutSkipped(r, "gpu");
+  CHECK(r.annotations().at(kSkippedResourcesAnnotation) == "cpu,qrm.io/nic");
+  r = WithoutSkipped(WithoutSkipped(r, "cpu"), "qrm.io/nic");
+  CHECK_FALSE(r.annotations().contains(kSkippedResourcesAnnotation));
+  CHECK(r.annotations().at("other") == "x");
+  CHECK(WithoutSkipped(r, "cpu").annotations().size() == 1);
+}
+
 TEST_CASE("a replay carries the stored request and the previous allocation", "[rebuild]") {
   const PodResources stored = Stored({{"a", {{"c0", "1"}}}});
   const ContainerAllocation& c = stored.at("a")->containers.at("c0");
