@@ -51,6 +51,7 @@ set(QRM_EXPORTED_LIBRARIES
   common_grpc:
   metrics:common/metrics
   http:common/http
+  grpc_listener:common/grpc
   config:common/config
   checkpoint:checkpoint
   sdk:plugins/sdk

@@ -2,11 +2,13 @@
 
 #include <cerrno>
 #include <charconv>
+#include <cstring>
 #include <filesystem>
 #include <system_error>
 
 #include <fmt/format.h>
 #include <grp.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -20,6 +22,24 @@ SocketPermissions SocketPermissionsFor(std::optional<gid_t> group) {
   return SocketPermissions{0660, group, 0750};
 }
 
+Status CreateDirectories(const std::filesystem::path& dir, mode_t mode,
+                         std::optional<gid_t> group) {
+  std::error_code ec;
+  if (dir.empty() || std::filesystem::exists(dir, ec)) return Status::Ok();
+  QRM_RETURN_IF_ERROR(CreateDirectories(dir.parent_path(), mode, group));
+  if (::mkdir(dir.c_str(), mode) != 0) {
+    if (errno == EEXIST) return Status::Ok();  // created meanwhile by someone else
+    return ErrnoError(errno, "create directory", dir.string());
+  }
+  // Every level gets the mode (not the umask's narrowing) and the group: a group member
+  // must be able to pass each directory qrm created on the way to its socket.
+  if (::chmod(dir.c_str(), mode) != 0) return ErrnoError(errno, "chmod", dir.string());
+  if (group.has_value() && ::chown(dir.c_str(), static_cast<uid_t>(-1), *group) != 0) {
+    return ErrnoError(errno, "chown", dir.string());
+  }
+  return Status::Ok();
+}
+
 Status PrepareSocketPath(const std::string& path, mode_t dir_mode) {
   return PrepareSocketPath(path, SocketPermissions{0600, std::nullopt, dir_mode});
 }
@@ -30,20 +50,7 @@ Status PrepareSocketPath(const std::string& path, const SocketPermissions& perms
                                             Quote(path), sizeof(sockaddr_un{}.sun_path) - 1));
   }
   const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-  if (!parent.empty()) {
-    std::error_code ec;
-    if (!std::filesystem::exists(parent, ec)) {
-      std::filesystem::create_directories(parent, ec);
-      if (ec) return ErrnoError(ec.value(), "create directory", parent.string());
-      if (::chmod(parent.c_str(), perms.dir_mode) != 0) {
-        return ErrnoError(errno, "chmod", parent.string());
-      }
-      if (perms.group.has_value() &&
-          ::chown(parent.c_str(), static_cast<uid_t>(-1), *perms.group) != 0) {
-        return ErrnoError(errno, "chown", parent.string());
-      }
-    }
-  }
+  if (!parent.empty()) QRM_RETURN_IF_ERROR(CreateDirectories(parent, perms.dir_mode, perms.group));
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) {
     if (errno == ENOENT) return Status::Ok();
@@ -57,6 +64,25 @@ Status PrepareSocketPath(const std::string& path, const SocketPermissions& perms
     return ErrnoError(errno, "remove stale socket", path);
   }
   return Status::Ok();
+}
+
+StatusOr<int> ListenUnixSocket(const std::string& path, int backlog) {
+  sockaddr_un addr{};
+  if (path.size() >= sizeof(addr.sun_path)) {
+    return InvalidArgumentError(fmt::format("socket path {} is longer than {} bytes", Quote(path),
+                                            sizeof(addr.sun_path) - 1));
+  }
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0) return ErrnoError(errno, "socket", path);
+  addr.sun_family = AF_UNIX;
+  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
+      ::listen(fd, backlog) != 0) {
+    Status s = ErrnoError(errno, "listen", path);
+    ::close(fd);
+    return s;
+  }
+  return fd;
 }
 
 Status ApplySocketPermissions(const std::string& path, const SocketPermissions& perms) {

@@ -5,9 +5,11 @@
 // socket file left by a crashed run is removed, but any other kind of file in the way is an
 // error (never deleted); after the server binds, the socket gets mode 0600 (or 0660 with a
 // configured group) so only root (or that group) can connect. Directories qrm creates for its
-// sockets are 0700 (0750 with a group, so the group can reach the socket inside).
+// sockets are 0700 (0750 with a group, so the group can reach the socket inside), every level
+// it creates, not only the last.
 #pragma once
 
+#include <filesystem>
 #include <optional>
 #include <string>
 
@@ -27,6 +29,10 @@ struct SocketPermissions {
 // 0660 and 0750 with that group (the socket and the directories qrm creates).
 SocketPermissions SocketPermissionsFor(std::optional<gid_t> group);
 
+// Creates `dir` and its missing parents, each with `mode` (whatever the umask) and, if set,
+// `group`; directories that exist are left as they are.
+Status CreateDirectories(const std::filesystem::path& dir, mode_t mode, std::optional<gid_t> group);
+
 // Creates the parent directories (mode `dir_mode`) and removes a stale socket at `path`.
 // kFailedPrecondition if a non-socket file is there; kInvalidArgument if the path is longer
 // than a sockaddr_un can hold.
@@ -34,6 +40,10 @@ Status PrepareSocketPath(const std::string& path, mode_t dir_mode = 0750);
 // The same with the directory mode and group of `perms`: a directory qrm creates gets
 // perms.dir_mode and, with a group, that group.
 Status PrepareSocketPath(const std::string& path, const SocketPermissions& perms);
+
+// A non-blocking, close-on-exec Unix stream socket bound at `path` (which must be free) and
+// listening; the caller owns the descriptor.
+StatusOr<int> ListenUnixSocket(const std::string& path, int backlog = 128);
 
 // Applies the permissions to the bound socket file.
 Status ApplySocketPermissions(const std::string& path, const SocketPermissions& perms);

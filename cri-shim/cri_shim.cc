@@ -10,8 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/grpc/peer_checked_listener.h"
 #include "common/grpc_status.h"
 #include "common/log.h"
+#include "common/unix_socket.h"
 #include "cri-shim/interceptors.h"
 #include "cri-shim/method_table.h"
 #include "cri-shim/proxy_service.h"
@@ -47,6 +49,8 @@ struct CriShim::Parts {
   UnaryService unary_service;
   ProxyService generic_service;
   std::unique_ptr<grpc::Server> server;
+  // Owns the CRI socket's accept loop: gRPC's own listener stops for good on EMFILE.
+  std::unique_ptr<PeerCheckedListener> listener;
   ino_t socket_inode = 0;  // of the socket we created, so Stop removes only ours
 };
 
@@ -142,15 +146,18 @@ Status CriShim::Serve() {
        fmt::format(".{}.{}", std::filesystem::path(cri_.path).filename().string(), ::getpid()))
           .string();
   ::unlink(temporary.c_str());
-  grpc::ServerBuilder builder;
-  builder.AddListeningPort("unix://" + temporary, grpc::InsecureServerCredentials());
+  auto fd = ListenUnixSocket(temporary);
+  if (!fd.ok()) return fd.status();
+  grpc::ServerBuilder builder;  // no listening port: the listener hands it connections
   builder.RegisterService(&parts_->unary_service);
   builder.RegisterCallbackGenericService(&parts_->generic_service);
   builder.SetMaxReceiveMessageSize(options_.max_message_bytes);
   builder.SetMaxSendMessageSize(options_.max_message_bytes);
   parts_->server = builder.BuildAndStart();
   if (!parts_->server) {
-    return UnavailableError(fmt::format("cannot listen on {}", cri_.path));
+    ::close(*fd);
+    ::unlink(temporary.c_str());
+    return UnavailableError(fmt::format("cannot serve on {}", cri_.path));
   }
   Status s = MatchSocketPermissions(temporary, runtime_.path, options_.socket_mode, socket_gid_);
   if (s.ok() && ::rename(temporary.c_str(), cri_.path.c_str()) != 0) {
@@ -158,7 +165,19 @@ Status CriShim::Serve() {
   }
   struct stat st {};
   if (s.ok() && ::stat(cri_.path.c_str(), &st) != 0) s = ErrnoError(errno, "stat", cri_.path);
+  if (s.ok()) {
+    // Anyone the socket's mode lets in (the kubelet's socket has no peer check).
+    PeerAllowlist anyone;
+    anyone.anyone = true;
+    anyone.max_connections_per_peer = options_.max_connections_per_peer;
+    parts_->listener =
+        std::make_unique<PeerCheckedListener>(cri_.path, anyone, SocketPermissions{}, "cri");
+    s = parts_->listener->Adopt(parts_->server.get(), *fd);
+  } else {
+    ::close(*fd);
+  }
   if (!s.ok()) {
+    parts_->listener.reset();
     parts_->server->Shutdown();
     parts_->server.reset();
     ::unlink(temporary.c_str());
@@ -174,6 +193,7 @@ Status CriShim::Serve() {
 
 void CriShim::Stop() {
   if (!parts_) return;
+  if (parts_->listener) parts_->listener->Stop();
   if (parts_->server) {
     parts_->server->Shutdown(std::chrono::system_clock::now() + options_.shutdown_grace);
     parts_->server->Wait();
@@ -189,6 +209,10 @@ void CriShim::Stop() {
     serving_ = false;
     Logger("cri-shim")->info("stopped serving CRI on {}", cri_.path);
   }
+}
+
+bool CriShim::listening() const {
+  return serving_ && parts_->listener && parts_->listener->alive();
 }
 
 host::RuntimeApplier& CriShim::applier() {

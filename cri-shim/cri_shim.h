@@ -60,6 +60,9 @@ class CriShim {
   host::RuntimeView& view();
   const ShimCounters& counters() const;
   const ShimOptions& options() const { return options_; }
+  // Whether the CRI socket is served and reachable (false once its accept loop died or the
+  // socket file was removed or replaced), for /readyz.
+  bool listening() const;
   // The CRI socket's filesystem path.
   const std::string& socket_path() const { return cri_.path; }
 

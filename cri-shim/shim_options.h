@@ -26,6 +26,9 @@ struct ShimOptions {
   // owner is always copied).
   std::optional<mode_t> socket_mode;
   std::optional<std::string> socket_group;  // group name or numeric gid
+  // Connections one peer uid may hold on the CRI socket at once (more are closed at once);
+  // 0: unlimited. Keeps a client from using up the process's descriptors.
+  int max_connections_per_peer = 64;
   // Threads for intercepted calls (admission, rollback, release); bounds how many pods the
   // shim works on at once.
   size_t admission_threads = 8;

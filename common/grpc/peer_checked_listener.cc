@@ -4,17 +4,14 @@
 #include <charconv>
 #include <cstring>
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <grpcpp/server.h>
-#include <grpcpp/server_posix.h>
-#include <poll.h>
 #include <pwd.h>
 #include <sys/eventfd.h>
-#include <sys/socket.h>
-#include <sys/un.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/log.h"
 #include "common/quote.h"
 
 namespace qrm {
@@ -83,27 +80,30 @@ PeerCheckedListener::~PeerCheckedListener() {
 }
 
 Status PeerCheckedListener::Start(grpc::Server* server) {
-  server_ = server;
   QRM_RETURN_IF_ERROR(PrepareSocketPath(path_, perms_));
-  listen_fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  if (listen_fd_ < 0) return ErrnoError(errno, "socket", path_);
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::memcpy(addr.sun_path, path_.c_str(), path_.size() + 1);
-  if (::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
-      ::listen(listen_fd_, 128) != 0) {
-    Status s = ErrnoError(errno, "listen", path_);
-    ::close(listen_fd_);
-    listen_fd_ = -1;
-    return s;
-  }
+  auto fd = ListenUnixSocket(path_);
+  if (!fd.ok()) return fd.status();
   if (Status s = ApplySocketPermissions(path_, perms_); !s.ok()) {
-    ::close(listen_fd_);
-    listen_fd_ = -1;
+    ::close(*fd);
     return s;
   }
+  return Adopt(server, *fd);
+}
+
+Status PeerCheckedListener::Adopt(grpc::Server* server, int listen_fd) {
+  server_ = server;
+  listen_fd_ = listen_fd;
+  const int flags = ::fcntl(listen_fd_, F_GETFL);
+  if (flags < 0 || ::fcntl(listen_fd_, F_SETFL, flags | O_NONBLOCK) != 0) {
+    return ErrnoError(errno, "set non-blocking", path_);
+  }
+  struct stat st {};
+  if (::stat(path_.c_str(), &st) != 0) return ErrnoError(errno, "stat", path_);
+  socket_dev_ = st.st_dev;
+  socket_ino_ = st.st_ino;
   wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (wake_fd_ < 0) return ErrnoError(errno, "eventfd", path_);
+  alive_ = true;
   thread_ = std::thread([this] { AcceptLoop(); });
   return Status::Ok();
 }
@@ -114,52 +114,19 @@ void PeerCheckedListener::Stop() {
     [[maybe_unused]] ssize_t n = ::write(wake_fd_, &one, sizeof(one));
     thread_.join();
   }
+  alive_ = false;
   if (listen_fd_ >= 0) {
     ::close(listen_fd_);
     listen_fd_ = -1;
-    ::unlink(path_.c_str());
+    // Only our own socket: another process may have taken the path over meanwhile.
+    struct stat st {};
+    if (::lstat(path_.c_str(), &st) == 0 && st.st_dev == socket_dev_ && st.st_ino == socket_ino_) {
+      ::unlink(path_.c_str());
+    }
   }
   if (wake_fd_ >= 0) {
     ::close(wake_fd_);
     wake_fd_ = -1;
-  }
-}
-
-void PeerCheckedListener::AcceptLoop() {
-  auto log = Logger(component_);
-  for (;;) {
-    pollfd fds[2] = {{listen_fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
-    if (::poll(fds, 2, -1) < 0) {
-      if (errno == EINTR) continue;
-      log->error("socket={}: poll failed: {}", path_, std::strerror(errno));
-      return;
-    }
-    if (fds[1].revents != 0) return;
-    const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
-    if (fd < 0) continue;  // EAGAIN or a connection that went away
-    ucred cred{};
-    socklen_t len = sizeof(cred);
-    if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
-      log->warn("socket={}: refused a connection: cannot read peer credentials: {}", path_,
-                std::strerror(errno));
-      ::close(fd);
-      ++refused_;
-      if (on_refused_) on_refused_();
-      continue;
-    }
-    if (!allow_.Allows(cred.uid, cred.gid)) {
-      log->warn(
-          "socket={} ({}): refused a connection from pid {} uid {} gid {}: neither the uid nor the "
-          "gid is on the allowlist",
-          path_, component_, cred.pid, cred.uid, cred.gid);
-      ::close(fd);
-      ++refused_;
-      if (on_refused_) on_refused_();
-      continue;
-    }
-    ++accepted_;
-    // gRPC owns fd from here; its endpoints need a non-blocking descriptor.
-    grpc::AddInsecureChannelFromFd(server_, fd);
   }
 }
 

@@ -1,8 +1,10 @@
 #include "common/http/http_server.h"
 
+#include <algorithm>
 #include <thread>
 
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <fmt/format.h>
@@ -10,6 +12,7 @@
 #include "common/log.h"
 #include "common/metrics/metrics.h"
 #include "common/quote.h"
+#include "common/rate_limited_log.h"
 
 namespace qrm::http {
 namespace asio = boost::asio;
@@ -18,11 +21,34 @@ using tcp = asio::ip::tcp;
 
 namespace {
 
+// Frees a connection's place in the server's counts when the connection ends.
+class ConnectionSlot {
+ public:
+  ConnectionSlot(std::map<asio::ip::address, int>& per_address, int& total,
+                 asio::ip::address address)
+      : per_address_(per_address), total_(total), address_(std::move(address)) {
+    ++per_address_[address_];
+    ++total_;
+  }
+  ~ConnectionSlot() {
+    if (--per_address_[address_] == 0) per_address_.erase(address_);
+    --total_;
+  }
+  ConnectionSlot(const ConnectionSlot&) = delete;
+  ConnectionSlot& operator=(const ConnectionSlot&) = delete;
+
+ private:
+  std::map<asio::ip::address, int>& per_address_;
+  int& total_;
+  const asio::ip::address address_;
+};
+
 // One connection: read a request, answer, repeat while keep-alive.
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(tcp::socket socket, const std::map<std::string, Handler>& routes)
-      : stream_(std::move(socket)), routes_(routes) {}
+  Session(tcp::socket socket, const std::map<std::string, Handler>& routes,
+          std::unique_ptr<ConnectionSlot> slot)
+      : stream_(std::move(socket)), routes_(routes), slot_(std::move(slot)) {}
 
   void Start() { Read(); }
 
@@ -72,6 +98,7 @@ class Session : public std::enable_shared_from_this<Session> {
   beast::flat_buffer buffer_;
   beast::http::request<beast::http::string_body> request_;
   const std::map<std::string, Handler>& routes_;
+  std::unique_ptr<ConnectionSlot> slot_;
 };
 
 StatusOr<tcp::endpoint> ParseAddress(const std::string& address) {
@@ -103,8 +130,21 @@ StatusOr<tcp::endpoint> ParseAddress(const std::string& address) {
 
 class HttpServer::Impl {
  public:
-  Impl(std::string address, std::map<std::string, Handler> routes)
-      : address_(std::move(address)), routes_(std::move(routes)) {}
+  Impl(std::string address, std::map<std::string, Handler> routes, ConnectionLimits limits)
+      : address_(std::move(address)),
+        routes_(std::move(routes)),
+        limits_(limits),
+        refused_per_address_(metrics::Default().GetCounter(
+            "qrm_http_connections_refused_total",
+            "HTTP connections closed at once because a connection bound was reached.",
+            {{"reason", "per_address_limit"}})),
+        refused_total_(metrics::Default().GetCounter(
+            "qrm_http_connections_refused_total",
+            "HTTP connections closed at once because a connection bound was reached.",
+            {{"reason", "total_limit"}})),
+        accept_errors_(metrics::Default().GetCounter(
+            "qrm_http_accept_errors_total",
+            "accept() failures on the HTTP port, survived by backing off and retrying.")) {}
   ~Impl() { Stop(); }
 
   Status Start() {
@@ -131,6 +171,7 @@ class HttpServer::Impl {
     asio::post(io_, [this] {
       beast::error_code ignored;
       acceptor_.close(ignored);
+      timer_.cancel();
     });
     io_.stop();
     thread_.join();
@@ -141,22 +182,70 @@ class HttpServer::Impl {
  private:
   void Accept() {
     acceptor_.async_accept([this](beast::error_code ec, tcp::socket socket) {
-      if (ec) return;  // closed
-      std::make_shared<Session>(std::move(socket), routes_)->Start();
+      if (!acceptor_.is_open()) return;  // closed by Stop()
+      if (ec) return BackOff(ec);
+      backoff_ = std::chrono::milliseconds(0);
+      Admit(std::move(socket));
       Accept();
     });
   }
 
+  // Any accept error (EMFILE above all) is survived: the pending connections wait in the
+  // queue until descriptors are free again.
+  void BackOff(const beast::error_code& ec) {
+    accept_errors_.Inc();
+    backoff_ =
+        std::clamp(backoff_ * 2, std::chrono::milliseconds(10), std::chrono::milliseconds(1000));
+    errors_.Log(spdlog::level::warn, "accept on {} failed: {}; retrying in {} ms", address_,
+                ec.message(), backoff_.count());
+    timer_.expires_after(backoff_);
+    timer_.async_wait([this](beast::error_code wait_ec) {
+      if (!wait_ec && acceptor_.is_open()) Accept();
+    });
+  }
+
+  void Admit(tcp::socket socket) {
+    beast::error_code ec;
+    const tcp::endpoint peer = socket.remote_endpoint(ec);
+    if (ec) return;  // gone already
+    const auto it = per_address_.find(peer.address());
+    const int from_peer = it == per_address_.end() ? 0 : it->second;
+    if (from_peer >= limits_.max_per_address || total_ >= limits_.max_total) {
+      (from_peer >= limits_.max_per_address ? refused_per_address_ : refused_total_).Inc();
+      refusals_.Log(spdlog::level::warn,
+                    "closed a connection from {}: {} (it holds {}, {} open in all)",
+                    peer.address().to_string(),
+                    from_peer >= limits_.max_per_address ? "per-address bound reached"
+                                                         : "connection bound reached",
+                    from_peer, total_);
+      return;  // the socket closes here
+    }
+    auto slot = std::make_unique<ConnectionSlot>(per_address_, total_, peer.address());
+    std::make_shared<Session>(std::move(socket), routes_, std::move(slot))->Start();
+  }
+
+  // Declared before io_: sessions destroyed with the io_context still release their slots.
+  std::map<asio::ip::address, int> per_address_;
+  int total_ = 0;
   const std::string address_;
   const std::map<std::string, Handler> routes_;
+  const ConnectionLimits limits_;
+  metrics::Counter& refused_per_address_;
+  metrics::Counter& refused_total_;
+  metrics::Counter& accept_errors_;
+  RateLimitedLog errors_{Logger("http"), "accept error lines", 5};
+  RateLimitedLog refusals_{Logger("http"), "refused connection lines"};
+  std::chrono::milliseconds backoff_{0};
   asio::io_context io_;
   tcp::acceptor acceptor_{io_};
+  asio::steady_timer timer_{io_};
   std::thread thread_;
   int port_ = 0;
 };
 
-HttpServer::HttpServer(std::string address, std::map<std::string, Handler> routes)
-    : impl_(std::make_unique<Impl>(std::move(address), std::move(routes))) {}
+HttpServer::HttpServer(std::string address, std::map<std::string, Handler> routes,
+                       ConnectionLimits limits)
+    : impl_(std::make_unique<Impl>(std::move(address), std::move(routes), limits)) {}
 HttpServer::~HttpServer() = default;
 Status HttpServer::Start() {
   return impl_->Start();

@@ -1,8 +1,10 @@
 // HttpServer: a tiny HTTP/1.1 server (Boost.Beast) for /metrics, /healthz and /readyz.
 //
 // It serves GET requests from a fixed route table on one thread of its own, so a slow
-// scraper never touches the threads that admit containers. Handlers must be quick and
-// thread-safe (they run on the server thread while the rest of the process works).
+// scraper never touches the threads that admit containers. A failed accept (out of
+// descriptors, ...) never stops it: it is logged (rate-limited), counted in
+// qrm_http_accept_errors_total and retried after a back-off of 10 ms doubling to 1 s. Handlers must
+// be quick and thread-safe (they run on the server thread while the rest of the process works).
 #pragma once
 
 #include <functional>
@@ -22,10 +24,19 @@ struct Response {
 
 using Handler = std::function<Response()>;
 
+// Bounds on open connections, so that nobody able to reach the port can use up the process's
+// descriptors (each connection is one; an idle one is closed after 30 s). A connection over a
+// bound is closed at once and counted in qrm_http_connections_refused_total{reason}.
+struct ConnectionLimits {
+  int max_per_address = 16;  // per remote IP address
+  int max_total = 128;
+};
+
 class HttpServer {
  public:
   // `address` is "IP:PORT" ("127.0.0.1:9464", "[::1]:9464"); port 0 picks a free port.
-  HttpServer(std::string address, std::map<std::string, Handler> routes);
+  HttpServer(std::string address, std::map<std::string, Handler> routes,
+             ConnectionLimits limits = {});
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;

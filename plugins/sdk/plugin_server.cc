@@ -12,14 +12,36 @@
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
+#include "common/grpc/peer_checked_listener.h"
 #include "common/grpc_status.h"
 #include "common/log.h"
+#include "common/rate_limited_log.h"
+#include "common/unix_socket.h"
 #include "plugins/sdk/grpc_services.h"
 
 namespace qrm::sdk {
+
+namespace {
+
+// True if something accepts connections on the Unix socket at `path`.
+bool SomeoneListens(const std::string& path) {
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return true;  // cannot tell: leave it alone
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, path.c_str(), sizeof(addr.sun_path) - 1);
+  const int rc = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  const int err = errno;
+  ::close(fd);
+  return rc == 0 || err != ECONNREFUSED;
+}
+
+}  // namespace
 
 std::string DefaultSocketName(const std::string& resource_name) {
   std::string name;
@@ -79,6 +101,7 @@ class PluginServer::Impl {
 
   const std::string& socket_path() const { return socket_path_; }
   int registrations() const { return registrations_.load(); }
+  bool serving_now() const { return serving(); }
   bool watcher_registered() const { return watcher_service_.registered(); }
 
  private:
@@ -100,38 +123,99 @@ class PluginServer::Impl {
     return Status::Ok();
   }
 
+  // Binds the socket itself and hands gRPC the connections (PeerCheckedListener): gRPC's own
+  // listener would stop for good on EMFILE and unlink whatever is at the path on shutdown.
   Status StartServer() {
     QRM_RETURN_IF_ERROR(RemoveStaleSocket());
+    auto fd = ListenUnixSocket(socket_path_);
+    if (!fd.ok()) return fd.status();
+    struct stat st {};
+    if (::chmod(socket_path_.c_str(), 0600) != 0 || ::stat(socket_path_.c_str(), &st) != 0) {
+      const Status s = ErrnoError(errno, "chmod", socket_path_);
+      ::close(*fd);
+      return s;
+    }
     grpc::ServerBuilder builder;
-    builder.AddListeningPort("unix:" + socket_path_, grpc::InsecureServerCredentials());
     builder.RegisterService(&plugin_service_);
     builder.RegisterService(&watcher_service_);
     std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
     if (!server) {
+      ::close(*fd);
       return UnavailableError(fmt::format("cannot serve on {}", socket_path_));
     }
-    if (::chmod(socket_path_.c_str(), 0600) != 0) {
+    // The socket's 0600 mode decides who connects; no peer check beyond it.
+    PeerAllowlist anyone;
+    anyone.anyone = true;
+    auto listener =
+        std::make_unique<PeerCheckedListener>(socket_path_, anyone, SocketPermissions{}, "sdk");
+    if (Status s = listener->Adopt(server.get(), *fd); !s.ok()) {
       server->Shutdown();
-      return ErrnoError(errno, "chmod", socket_path_);
+      return s;
     }
     std::lock_guard lock(server_mu_);
     server_ = std::move(server);
+    listener_ = std::move(listener);
+    socket_dev_ = st.st_dev;
+    socket_ino_ = st.st_ino;
     log_->info("resource={}: serving on {}", resource_, socket_path_);
     return Status::Ok();
   }
 
   void StopServer() {
     std::unique_ptr<grpc::Server> server;
+    std::unique_ptr<PeerCheckedListener> listener;
     {
       std::lock_guard lock(server_mu_);
       server = std::move(server_);
+      listener = std::move(listener_);
     }
     if (!server) return;
+    listener->Stop();  // removes the socket file only if it is still ours
     server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
     server->Wait();
-    // gRPC unlinks its Unix socket on shutdown; make sure even if it did not.
-    if (SocketExists(socket_path_)) ::unlink(socket_path_.c_str());
-    log_->info("resource={}: stopped, removed {}", resource_, socket_path_);
+    log_->info("resource={}: stopped serving {}", resource_, socket_path_);
+  }
+
+  bool serving() const {
+    std::lock_guard lock(server_mu_);
+    return server_ != nullptr;
+  }
+
+  // Our socket file is still the one we bound.
+  bool OwnSocketInPlace() const {
+    struct stat st {};
+    return ::lstat(socket_path_.c_str(), &st) == 0 && S_ISSOCK(st.st_mode) &&
+           st.st_dev == socket_dev_ && st.st_ino == socket_ino_;
+  }
+
+  // Keeps the socket served: if the path was removed or replaced (a symlink, a FIFO, another
+  // file), stop serving (nobody reaches us there) and serve again as soon as the path is
+  // free or holds only a stale socket. Returns true when it (re)started serving.
+  bool CheckSocket() {
+    if (serving()) {
+      if (OwnSocketInPlace()) return false;
+      log_->warn(
+          "resource={}: socket {} was removed or replaced; serving again once the path "
+          "is free",
+          resource_, socket_path_);
+      StopServer();
+    }
+    struct stat st {};
+    const bool path_free = ::lstat(socket_path_.c_str(), &st) != 0 && errno == ENOENT;
+    if (!path_free && (!S_ISSOCK(st.st_mode) || SomeoneListens(socket_path_))) {
+      // Another live socket is another process's (a second instance): never fight over it.
+      blocked_.Log(spdlog::level::err,
+                   "resource={}: cannot serve: {} is taken by {} (not ready until it is removed)",
+                   resource_, socket_path_,
+                   S_ISSOCK(st.st_mode) ? "another live socket" : "a file that is not a socket");
+      return false;
+    }
+    if (Status s = StartServer(); !s.ok()) {
+      blocked_.Log(spdlog::level::err, "resource={}: cannot serve again: {}", resource_,
+                   s.ToString());
+      return false;
+    }
+    return true;
   }
 
   static bool SocketExists(const std::string& path) {
@@ -168,8 +252,9 @@ class PluginServer::Impl {
     return status;
   }
 
-  // Reacts to the plugin directory: re-registers when the host's socket
-  // appears (the host (re)started) and re-creates our socket if it vanishes.
+  // Reacts to the plugin directory: re-registers when the host's socket appears (the host
+  // (re)started), and keeps our own socket served (CheckSocket) on every event touching it
+  // and every 2 s, so a replacement that raised no event we watch is noticed too.
   void WatchLoop() {
     bool want_register = options_.register_with_host && HostSocketExists();
     for (;;) {
@@ -178,34 +263,32 @@ class PluginServer::Impl {
       }
       pollfd fds[2] = {{inotify_fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
       // While a registration is pending, retry once a second.
-      const int n = ::poll(fds, 2, want_register ? 1000 : -1);
+      const int n = ::poll(fds, 2, want_register ? 1000 : 2000);
       if (n < 0 && errno != EINTR) {
         log_->error("resource={}: poll on plugin directory failed: {}", resource_,
                     std::strerror(errno));
         return;
       }
       if (fds[1].revents & POLLIN) return;  // Stop()
-      if (!(fds[0].revents & POLLIN)) continue;
-      alignas(inotify_event) char buf[4096];
-      const ssize_t len = ::read(inotify_fd_, buf, sizeof(buf));
-      for (ssize_t off = 0; off < len;) {
-        const auto* ev = reinterpret_cast<const inotify_event*>(buf + off);
-        off += static_cast<ssize_t>(sizeof(inotify_event) + ev->len);
-        const std::string name = ev->len > 0 ? ev->name : "";
-        if (name == options_.registration_socket && (ev->mask & (IN_CREATE | IN_MOVED_TO))) {
-          want_register = options_.register_with_host;
-        } else if (name == socket_name_ && (ev->mask & (IN_DELETE | IN_MOVED_FROM)) &&
-                   !SocketExists(socket_path_)) {
-          log_->warn("resource={}: socket {} was removed; serving again", resource_, socket_path_);
-          StopServer();
-          if (Status s = StartServer(); !s.ok()) {
-            log_->error("resource={}: cannot serve again: {}", resource_, s.ToString());
-            return;
-          }
-          want_register = options_.register_with_host && HostSocketExists();
-        }
+      if (fds[0].revents & POLLIN) want_register |= ReadDirectoryEvents();
+      if (CheckSocket()) want_register = options_.register_with_host && HostSocketExists();
+    }
+  }
+
+  // Drains the inotify queue; true when the host's registration socket (re)appeared.
+  bool ReadDirectoryEvents() {
+    bool host_appeared = false;
+    alignas(inotify_event) char buf[4096];
+    const ssize_t len = ::read(inotify_fd_, buf, sizeof(buf));
+    for (ssize_t off = 0; off < len;) {
+      const auto* ev = reinterpret_cast<const inotify_event*>(buf + off);
+      off += static_cast<ssize_t>(sizeof(inotify_event) + ev->len);
+      const std::string name = ev->len > 0 ? ev->name : "";
+      if (name == options_.registration_socket && (ev->mask & (IN_CREATE | IN_MOVED_TO))) {
+        host_appeared = options_.register_with_host;
       }
     }
+    return host_appeared;
   }
 
   ResourcePlugin& plugin_;
@@ -217,8 +300,13 @@ class PluginServer::Impl {
   internal::WatcherRegistrationService watcher_service_;
   std::shared_ptr<spdlog::logger> log_;
 
-  std::mutex server_mu_;
+  mutable std::mutex server_mu_;
   std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<PeerCheckedListener> listener_;
+  dev_t socket_dev_ = 0;  // of the socket we bound (watch thread and Start only)
+  ino_t socket_ino_ = 0;
+  RateLimitedLog blocked_{Logger("sdk"), "lines about the blocked socket path", 1,
+                          std::chrono::seconds(60)};
   std::thread watcher_;
   int inotify_fd_ = -1;
   int wake_fd_ = -1;
@@ -239,6 +327,9 @@ std::string PluginServer::socket_path() const {
 }
 int PluginServer::registrations() const {
   return impl_->registrations();
+}
+bool PluginServer::serving() const {
+  return impl_->serving_now();
 }
 bool PluginServer::watcher_registered() const {
   return impl_->watcher_registered();

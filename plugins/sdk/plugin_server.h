@@ -9,7 +9,11 @@
 //    pluginregistration.Registration (GetInfo / NotifyRegistrationStatus), so a
 //    host that watches the directory discovers the plugin by itself.
 // A stale socket left by a crashed run is replaced at start; the socket is
-// removed on Stop, and re-created if something deletes it while running.
+// removed on Stop. While running, the socket path is checked on every directory event and
+// every 2 s: if it was removed, or replaced by anything else (a symlink, a FIFO, another
+// file), the plugin stops serving (nobody can reach it there), reports not ready, logs why
+// (once a minute while blocked), and serves again as soon as the path is free (or holds only
+// a stale socket). It never deletes a file that is not a socket.
 #pragma once
 
 #include <atomic>
@@ -62,6 +66,8 @@ class PluginServer {
   std::string socket_path() const;
   // Successful Register calls so far (device-plugin style).
   int registrations() const;
+  // Whether the socket is served right now (false while its path is taken by another file).
+  bool serving() const;
   // Whether the host last told us (NotifyRegistrationStatus) we are registered.
   bool watcher_registered() const;
 

@@ -36,8 +36,8 @@ int Run(ResourcePlugin& plugin, const PluginServerOptions& options) {
   if (!options.metrics_address.empty()) {
     metrics = std::make_unique<http::HttpServer>(
         options.metrics_address, http::StandardRoutes([&server, &options] {
-          return !options.register_with_host || server.registrations() > 0 ||
-                 server.watcher_registered();
+          return server.serving() && (!options.register_with_host || server.registrations() > 0 ||
+                                      server.watcher_registered());
         }));
     if (Status s = metrics->Start(); !s.ok()) {
       log->error("resource={}: cannot serve metrics: {}", plugin.ResourceName(), s.message());

@@ -31,6 +31,8 @@ class AdminServer {
 
   Status Start();
   void Stop();  // idempotent
+  // Whether the admin socket is served and reachable, for /readyz.
+  bool listening() const { return listener_ && listener_->alive(); }
 
  private:
   class Service;

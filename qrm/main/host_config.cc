@@ -124,6 +124,14 @@ HostFlags::HostFlags() {
   add("plugin-max-message-size",
       po::value(&plugin_max_message_size_)->default_value(plugin_max_message_size_),
       "largest message accepted from a plugin or a registering client");
+  add("max-connections-per-peer",
+      po::value(&max_connections_per_peer_)->default_value(max_connections_per_peer_),
+      "connections one client may hold at once: per uid on the CRI, registration and admin "
+      "sockets; more are closed at once (0: unlimited)");
+  add("metrics-max-connections-per-address",
+      po::value(&values_.http_limits.max_per_address)
+          ->default_value(values_.http_limits.max_per_address),
+      "connections one IP address may hold on the metrics port at once");
   add("metrics-address",
       po::value(&values_.metrics_address)->default_value(values_.metrics_address),
       "HOST:PORT for /metrics, /healthz, /readyz (loopback); empty disables");
@@ -147,7 +155,17 @@ Status HostFlags::FinishSockets(HostConfig& c) const {
     group = *gid;
   }
   const SocketPermissions perms = SocketPermissionsFor(group);
-  const PeerAllowlist allow{*uids, *gids};
+  if (max_connections_per_peer_ < 0) {
+    return InvalidArgumentError(fmt::format(
+        "max_connections_per_peer: invalid value {} (0 or more)", max_connections_per_peer_));
+  }
+  if (c.http_limits.max_per_address < 1) {
+    return InvalidArgumentError(
+        fmt::format("metrics_max_connections_per_address: invalid value {} (1 or more)",
+                    c.http_limits.max_per_address));
+  }
+  const PeerAllowlist allow{*uids, *gids, false, max_connections_per_peer_};
+  c.shim.max_connections_per_peer = max_connections_per_peer_;
   c.host.registry.allow = allow;
   c.host.registry.socket_permissions = perms;
   c.admin.allow = allow;

@@ -6,6 +6,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "common/http/http_server.h"
 #include "common/status.h"
 #include "cri-shim/shim_options.h"
 #include "qrm/admin/admin_server.h"
@@ -20,6 +21,7 @@ struct HostConfig {
   PodResourcesOptions pod_resources;
   AdminOptions admin;
   std::string metrics_address = "127.0.0.1:9464";  // "" disables /metrics and health
+  http::ConnectionLimits http_limits;
   std::string log_level = "info";
   std::string log_format = "text";
 };
@@ -60,6 +62,7 @@ class HostFlags {
   std::string socket_allowed_gids_;
   std::string qrm_socket_group_;
   std::string plugin_max_message_size_ = "16Mi";
+  int max_connections_per_peer_ = PeerAllowlist::kDefaultMaxConnectionsPerPeer;
   HostConfig values_;
 };
 

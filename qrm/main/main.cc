@@ -7,6 +7,7 @@
 // does not know what is running. SIGTERM/SIGINT stop everything in the reverse order.
 #include <atomic>
 #include <cstdio>
+#include <functional>
 
 #include <signal.h>
 
@@ -79,12 +80,16 @@ int main(int argc, char** argv) {
   auto log = qrm::Logger("qrm-host");
 
   // Health first, so a supervisor sees the process alive while it waits for the runtime;
-  // /readyz turns ready only once the CRI socket serves after the start-up resync.
+  // /readyz turns ready only once the CRI socket serves after the start-up resync, and
+  // false again when a listener (CRI, registration, admin) is gone.
   std::atomic<bool> ready{false};
+  std::function<bool()> listeners_alive;  // set before `ready` turns true, read only after
   std::unique_ptr<qrm::http::HttpServer> http;
   if (!config->metrics_address.empty()) {
     http = std::make_unique<qrm::http::HttpServer>(
-        config->metrics_address, qrm::http::StandardRoutes([&ready] { return ready.load(); }));
+        config->metrics_address,
+        qrm::http::StandardRoutes([&] { return ready.load() && listeners_alive(); }),
+        config->http_limits);
     if (qrm::Status s = http->Start(); !s.ok()) {
       log->error("cannot serve metrics: {}", s.message());
       return 1;
@@ -149,6 +154,9 @@ int main(int argc, char** argv) {
     stop_all();
     return 1;
   }
+  listeners_alive = [&] {
+    return (*shim)->listening() && host.registry().listening() && admin.listening();
+  };
   ready = true;
   log->info("ready: CRI on {}, runtime {}, plugins in {}, pod-resources on {}",
             (*shim)->socket_path(), config->shim.runtime_endpoint, config->host.registry.plugin_dir,
@@ -157,6 +165,7 @@ int main(int argc, char** argv) {
   const int sig = WaitForSignal(signals);
   log->info("received {}, shutting down", sig == SIGTERM ? "SIGTERM" : "SIGINT");
   ready = false;
+  if (http) http->Stop();  // before the listeners /readyz looks at go away
   admin.Stop();
   pod_resources.Stop();
   stop_all();

@@ -1,5 +1,6 @@
 #include "qrm/registry/plugin_registry.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -18,6 +19,7 @@
 #include "common/grpc_status.h"
 #include "common/log.h"
 #include "common/quote.h"
+#include "qrm/registry/bounded_registration.h"
 #include "qrm/registry/registration_validation.h"
 #include "qrm/registry/socket_access.h"
 
@@ -81,20 +83,23 @@ std::set<std::string> PluginRegistry::AccompanyingOf(const std::string& resource
   return out;
 }
 
-class PluginRegistry::RegistrationService final : public pb::Registration::Service {
+class PluginRegistry::RegistrationService final : public BoundedRegistrationService {
  public:
-  explicit RegistrationService(PluginRegistry& registry) : registry_(registry) {}
-  grpc::Status Register(grpc::ServerContext*, const pb::RegisterRequest* req, pb::Empty*) override {
-    return ToGrpcStatus(registry_.Admit(*req, RegistrationStyle::kRegisterRpc));
-  }
-
- private:
-  PluginRegistry& registry_;
+  explicit RegistrationService(PluginRegistry& registry)
+      : BoundedRegistrationService(
+            [&registry](const pb::RegisterRequest& request) {
+              return registry.Admit(request, RegistrationStyle::kRegisterRpc);
+            },
+            registry.options_.max_concurrent_registrations) {}
 };
 
 PluginRegistry::PluginRegistry(RegistryOptions options, boost::asio::io_context& io,
                                boost::asio::thread_pool& workers)
-    : options_(std::move(options)), io_(io), workers_(workers) {}
+    : options_(std::move(options)),
+      io_(io),
+      workers_(workers),
+      refusals_(
+          std::make_unique<RateLimitedLog>(Logger("registry"), "refused registration lines")) {}
 
 PluginRegistry::~PluginRegistry() {
   Stop();
@@ -111,17 +116,9 @@ Status PluginRegistry::Start() {
     if (!limits.ok()) return limits.status().WithContext("registry: machine limits");
     limits_ = *limits;
   }
-  std::error_code ec;
-  if (!std::filesystem::exists(options_.plugin_dir, ec)) {
-    std::filesystem::create_directories(options_.plugin_dir, ec);
-    if (ec) return ErrnoError(ec.value(), "create plugin directory", options_.plugin_dir);
-    const SocketPermissions& perms = options_.socket_permissions;
-    if (::chmod(options_.plugin_dir.c_str(), perms.dir_mode) != 0 ||
-        (perms.group &&
-         ::chown(options_.plugin_dir.c_str(), static_cast<uid_t>(-1), *perms.group) != 0)) {
-      return ErrnoError(errno, "set the mode of", options_.plugin_dir);
-    }
-  }
+  QRM_RETURN_IF_ERROR(CreateDirectories(options_.plugin_dir, options_.socket_permissions.dir_mode,
+                                        options_.socket_permissions.group)
+                          .WithContext("create plugin directory"));
 
   // Other sockets here are the plugins': a socket nobody listens on may be one a plugin has
   // just bound and is about to listen on, so it is never deleted (each plugin replaces its
@@ -152,7 +149,9 @@ Status PluginRegistry::Start() {
 
   service_ = std::make_unique<RegistrationService>(*this);
   grpc::ServerBuilder builder;
-  builder.SetMaxReceiveMessageSize(options_.max_message_bytes);
+  // A RegisterRequest is a few hundred bytes; a larger one is refused by gRPC with
+  // RESOURCE_EXHAUSTED before anything reads it.
+  builder.SetMaxReceiveMessageSize(std::min(options_.max_message_bytes, kMaxRegisterRequestBytes));
   builder.RegisterService(service_.get());
   server_ = builder.BuildAndStart();
   if (!server_) return UnavailableError(fmt::format("cannot serve registration on {}", reg_path));
@@ -297,12 +296,13 @@ void PluginRegistry::Discover(const std::string& socket_name) {
 }
 
 Status PluginRegistry::Admit(const pb::RegisterRequest& request, RegistrationStyle style) {
-  auto log = Logger("registry");
   auto refuse = [&](const Status& s) {
     // Directory-watched plugins are refused with one warning in Discover, naming the socket.
+    // Client strings quoted and capped; a flood of refusals is rate-limited.
     if (style == RegistrationStyle::kRegisterRpc) {
-      log->error("resource={} endpoint={}: registration refused: {}", request.resource_name(),
-                 request.endpoint(), s.message());
+      refusals_->Log(spdlog::level::err, "resource={} endpoint={}: registration refused: {}",
+                     Quote(request.resource_name()), Quote(request.endpoint()),
+                     CapText(s.message(), 512));
     }
     return s;
   };
@@ -360,13 +360,14 @@ Status PluginRegistry::Admit(const pb::RegisterRequest& request, RegistrationSty
     if (discovered_twice()) return Status::Ok();
     endpoints_[request.resource_name()] = endpoint;
   }
-  log->info(
-      "resource={} endpoint={}: registered ({}; pre_start_required={} need_reconcile={} "
-      "topology_alignment={})",
-      request.resource_name(), *path,
-      style == RegistrationStyle::kRegisterRpc ? "Register RPC" : "directory watcher",
-      endpoint->options().pre_start_required(), endpoint->options().need_reconcile(),
-      endpoint->options().with_topology_alignment());
+  Logger("registry")
+      ->info(
+          "resource={} endpoint={}: registered ({}; pre_start_required={} need_reconcile={} "
+          "topology_alignment={})",
+          request.resource_name(), *path,
+          style == RegistrationStyle::kRegisterRpc ? "Register RPC" : "directory watcher",
+          endpoint->options().pre_start_required(), endpoint->options().need_reconcile(),
+          endpoint->options().with_topology_alignment());
   return Status::Ok();
 }
 

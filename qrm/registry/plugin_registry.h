@@ -35,6 +35,7 @@
 #include <boost/asio/thread_pool.hpp>
 
 #include "common/grpc/peer_checked_listener.h"
+#include "common/rate_limited_log.h"
 #include "qrm/registry/machine_limits.h"
 #include "qrm/registry/plugin_endpoint.h"
 
@@ -65,6 +66,9 @@ struct RegistryOptions {
   // plugin's default names.
   std::map<std::string, std::string> accompanying_resources = {
       {"qrm.io/nic-bandwidth", "qrm.io/nic"}};
+  // Register calls checked at once (each may wait dial_timeout for its plugin); more are
+  // refused with RESOURCE_EXHAUSTED (bounded_registration.h).
+  int max_concurrent_registrations = 4;
 };
 
 class PluginRegistry {
@@ -96,6 +100,8 @@ class PluginRegistry {
   std::vector<std::shared_ptr<PluginEndpoint>> EndpointsWithCapacity() const;
 
   const RegistryOptions& options() const { return options_; }
+  // Whether the registration socket is served and reachable, for /readyz.
+  bool listening() const { return listener_ && listener_->alive(); }
   std::string registration_socket_path() const;
 
  private:
@@ -113,6 +119,7 @@ class PluginRegistry {
   std::unique_ptr<RegistrationService> service_;
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<PeerCheckedListener> listener_;
+  std::unique_ptr<RateLimitedLog> refusals_;
   MachineLimits limits_;
   RegistrationHook hook_;
   std::unique_ptr<boost::asio::posix::stream_descriptor> watch_;

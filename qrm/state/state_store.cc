@@ -41,9 +41,12 @@ std::string Parent(std::string path) {
   return path.substr(0, slash);
 }
 
-// mkdir -p with mode 0700 for what it creates; each new directory's entry is made durable
+// mkdir -p for what it creates: the state directory itself 0700, directories above it 0711
+// (search only), since they are often shared with sockets (/var/lib/qrm holds the
+// pod-resources socket and the plugin directory) that a --socket-group must reach; a 0700
+// parent made them unreachable for the group. Each new directory's entry is made durable
 // (fsync of its parent), since the pod files written into it must survive a crash.
-Status EnsureDirectory(const std::string& path) {
+Status EnsureDirectory(const std::string& path, mode_t mode = 0700) {
   struct stat st;
   if (::stat(path.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) return Status::Ok();
@@ -51,9 +54,11 @@ Status EnsureDirectory(const std::string& path) {
   }
   if (errno != ENOENT) return ErrnoError(errno, "stat", path);
   const std::string parent = Parent(path);
-  if (parent != path) QRM_RETURN_IF_ERROR(EnsureDirectory(parent));
-  if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) {
-    return ErrnoError(errno, "create directory", path);
+  if (parent != path) QRM_RETURN_IF_ERROR(EnsureDirectory(parent, 0711));
+  if (::mkdir(path.c_str(), mode) != 0) {
+    if (errno != EEXIST) return ErrnoError(errno, "create directory", path);
+  } else if (::chmod(path.c_str(), mode) != 0) {  // the umask must not narrow it
+    return ErrnoError(errno, "chmod", path);
   }
   return SyncDirectory(parent);
 }

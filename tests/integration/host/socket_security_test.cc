@@ -77,6 +77,31 @@ TEST_CASE("with a socket group: 0660 socket and 0750 directory owned by the grou
   CHECK(GroupOf(options.registry.plugin_dir) == 4242);
 }
 
+// The host creates its state directory first (lib/state); lib is shared with the plugin
+// directory and the pod-resources socket. Created 0700, it locked the socket group out.
+TEST_CASE("with a socket group, a group member reaches the socket through directories qrm made",
+          "[security]") {
+  if (::geteuid() != 0) {
+    WARN("not root: cannot run a client as another user; skipped");
+    return;
+  }
+  HostFixture f;
+  auto options = f.Options();
+  const std::string lib = f.File("lib");  // like /var/lib/qrm, not there yet
+  options.state_dir = lib + "/state";
+  options.registry.plugin_dir = lib + "/plugins";
+  options.registry.socket_permissions = SocketPermissionsFor(kNogroup);
+  options.registry.allow.gids = {kNogroup};
+  ::chmod(f.File("").c_str(), 0755);  // the test's own temp directory
+  Host& host = f.StartHost(options);
+  const std::string socket = host.registry().registration_socket_path();
+  CHECK(ModeOf(options.registry.plugin_dir) == 0750);
+  CHECK(GroupOf(options.registry.plugin_dir) == kNogroup);
+  CHECK(ModeOf(options.state_dir) == 0700);  // the state itself stays root's
+  // nobody:nogroup passes every directory and reaches validation (INVALID_ARGUMENT).
+  CHECK(ProbeAs(socket, kNobody, kNogroup) == grpc::StatusCode::INVALID_ARGUMENT);
+}
+
 TEST_CASE("the registration socket refuses peers off the allowlist by their credentials",
           "[security]") {
   if (::geteuid() != 0) {

@@ -94,5 +94,37 @@ TEST_CASE("a plugin whose socket is deleted serves again", "[sdk]") {
   CHECK(plugin.running());
 }
 
+// The path taken by something else (deleted, then a FIFO or a symlink put there at once): the
+// plugin must stay alive, leave the file alone, report not ready, and serve again once the
+// path is free. It used to give up its watch thread and never serve again.
+TEST_CASE("a plugin whose socket is replaced by a FIFO or a symlink serves again once freed",
+          "[sdk]") {
+  TempDir dir;
+  const std::string socket = dir.File("test.qrm.io_life.sock");
+  auto args = PluginArgs(dir);
+  ChildProcess plugin(args, dir.File("plugin.log"));
+  REQUIRE(WaitFor([&] { return Serves(socket); }));
+  const std::string kind = GENERATE(std::string("fifo"), std::string("symlink"));
+  REQUIRE(::unlink(socket.c_str()) == 0);
+  if (kind == "fifo") {
+    REQUIRE(::mkfifo(socket.c_str(), 0600) == 0);
+  } else {
+    REQUIRE(::symlink(dir.File("nowhere").c_str(), socket.c_str()) == 0);
+  }
+  const bool noticed = WaitFor([&] {
+    return qrm::testing::ReadFile(dir.File("plugin.log")).find("cannot serve") != std::string::npos;
+  });
+  INFO(qrm::testing::ReadFile(dir.File("plugin.log")));
+  CHECK(noticed);
+  CHECK(plugin.running());
+  struct stat st {};
+  REQUIRE(::lstat(socket.c_str(), &st) == 0);
+  CHECK((kind == "fifo" ? S_ISFIFO(st.st_mode) : S_ISLNK(st.st_mode)));  // never deleted
+
+  REQUIRE(::unlink(socket.c_str()) == 0);
+  CHECK(WaitFor([&] { return IsSocket(socket) && Serves(socket); }));
+  CHECK(plugin.running());
+}
+
 }  // namespace
 }  // namespace qrm::sdk

@@ -2,12 +2,20 @@
 // before gRPC sees them, and the socket is created with the configured mode.
 #include "common/grpc/peer_checked_listener.h"
 
+#include <cstring>
+#include <mutex>
+
 #include <catch2/catch.hpp>
 #include <grpcpp/grpcpp.h>
+#include <spdlog/sinks/base_sink.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "api/pluginregistration_v1.grpc.pb.h"
+#include "common/log.h"
+#include "tests/support/child_process.h"
 #include "tests/support/temp_dir.h"
 
 namespace qrm {
@@ -83,6 +91,54 @@ TEST_CASE("a peer not on the allowlist is refused before gRPC sees it") {
   server->Shutdown();
 }
 
+// Counts what a logger writes.
+class LineCounter : public spdlog::sinks::base_sink<std::mutex> {
+ public:
+  int lines() {
+    std::lock_guard lock(mutex_);
+    return lines_;
+  }
+
+ protected:
+  void sink_it_(const spdlog::details::log_msg&) override { ++lines_; }
+  void flush_() override {}
+
+ private:
+  int lines_ = 0;
+};
+
+int ConnectAndClose(const std::string& path) {
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, path.c_str(), sizeof(addr.sun_path) - 1);
+  const int rc = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  ::close(fd);
+  return rc;
+}
+
+TEST_CASE("3,000 refused peers produce a bounded number of log lines, and all are counted") {
+  testing::TempDir dir;
+  InfoService service;
+  grpc::ServerBuilder builder;
+  builder.RegisterService(&service);
+  auto server = builder.BuildAndStart();
+  auto counter = std::make_shared<LineCounter>();
+  Logger("flood-test")->sinks().push_back(counter);
+  PeerAllowlist allow;
+  allow.uids = {::geteuid() + 4242};  // not us
+  const std::string socket = dir.path() + "/flood.sock";
+  PeerCheckedListener listener(socket, allow, SocketPermissions{}, "flood-test");
+  REQUIRE(listener.Start(server.get()).ok());
+  for (int i = 0; i < 3000; ++i) REQUIRE(ConnectAndClose(socket) == 0);
+  REQUIRE(testing::WaitFor([&] { return listener.refused() == 3000; }));
+  INFO(counter->lines() << " lines");
+  CHECK(counter->lines() >= 1);
+  CHECK(counter->lines() <= 25);
+  listener.Stop();
+  server->Shutdown();
+}
+
 TEST_CASE("uid lists parse names and ids and name the flag on errors") {
   auto ids = ParseUidList("0,root,1000", "admin_allowed_uids");
   REQUIRE(ids.ok());
@@ -109,16 +165,23 @@ TEST_CASE("with a socket group: 0660 socket owned by the group in a 0750 directo
   const SocketPermissions perms = SocketPermissionsFor(group);
   CHECK(perms.mode == 0660);
   CHECK(perms.dir_mode == 0750);
-  const std::string socket = dir.path() + "/qrm/registration.sock";
+  // Two levels to create: every one gets the mode and the group, not only the last.
+  const std::string socket = dir.path() + "/qrm/sub/registration.sock";
+  const mode_t old_umask = ::umask(077);  // as under a strict service manager
   PeerCheckedListener listener(socket, PeerAllowlist{}, perms, "test");
-  REQUIRE(listener.Start(server.get()).ok());
+  const Status started = listener.Start(server.get());
+  ::umask(old_umask);
+  REQUIRE(started.ok());
   struct stat st {};
   REQUIRE(::stat(socket.c_str(), &st) == 0);
   CHECK((st.st_mode & 0777) == 0660);
   CHECK(st.st_gid == group);
-  REQUIRE(::stat((dir.path() + "/qrm").c_str(), &st) == 0);
-  CHECK((st.st_mode & 0777) == 0750);
-  CHECK(st.st_gid == group);
+  for (const std::string level : {"/qrm", "/qrm/sub"}) {
+    INFO(level);
+    REQUIRE(::stat((dir.path() + level).c_str(), &st) == 0);
+    CHECK((st.st_mode & 0777) == 0750);
+    CHECK(st.st_gid == group);
+  }
   listener.Stop();
   server->Shutdown();
 }
