@@ -227,4 +227,8 @@ const ShimCounters& CriShim::counters() const {
   return parts_->counters;
 }
 
+size_t CriShim::created_not_started() const {
+  return parts_->interceptors.created_not_started();
+}
+
 }  // namespace qrm::shim

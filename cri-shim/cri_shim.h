@@ -59,6 +59,8 @@ class CriShim {
   host::RuntimeApplier& applier();
   host::RuntimeView& view();
   const ShimCounters& counters() const;
+  // Containers created and neither started nor removed yet, alone or with their sandbox.
+  size_t created_not_started() const;
   const ShimOptions& options() const { return options_; }
   // Whether the CRI socket is served and reachable (false once its accept loop died or the
   // socket file was removed or replaced), for /readyz.

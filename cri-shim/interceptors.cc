@@ -228,7 +228,7 @@ Answer Interceptors::CreateContainer(InterceptedCall& call, PhaseClock& clock) {
                                           "while its CreateContainer was in flight");
     {
       std::lock_guard created_lock(created_mu_);
-      created_with_[c.id] = has;
+      created_with_[c.id] = {has, request.pod_sandbox_id()};
     }
     clock.Lap(Phase::kRecord);
     return answer;
@@ -328,6 +328,7 @@ Answer Interceptors::StopOrRemovePodSandbox(InterceptedCall& call, bool remove, 
   auto lock = pod_locks_.Lock(sandbox->pod.uid);
   if (remove) {
     index_.RemoveSandbox(request.pod_sandbox_id());
+    ForgetCreatedIn(request.pod_sandbox_id());
   } else {
     index_.MarkSandboxNotReady(request.pod_sandbox_id());
   }
@@ -352,9 +353,22 @@ std::optional<uint64_t> Interceptors::TakeCreatedWith(const std::string& contain
   std::lock_guard lock(created_mu_);
   auto it = created_with_.find(container_id);
   if (it == created_with_.end()) return std::nullopt;
-  const uint64_t sent = it->second;
+  const uint64_t sent = it->second.fingerprint;
   created_with_.erase(it);
   return sent;
+}
+
+void Interceptors::ForgetCreatedIn(const std::string& sandbox_id) {
+  // Containers created but never started, then removed with their sandbox (no
+  // RemoveContainer of their own): nothing will start them any more.
+  std::lock_guard lock(created_mu_);
+  std::erase_if(created_with_,
+                [&](const auto& entry) { return entry.second.sandbox_id == sandbox_id; });
+}
+
+size_t Interceptors::created_not_started() const {
+  std::lock_guard lock(created_mu_);
+  return created_with_.size();
 }
 
 uint64_t Interceptors::ReapplyIfChanged(const ContainerKey& key, uint64_t sent, const char* when) {

@@ -58,6 +58,9 @@ class Interceptors {
 
   // Handles an intercepted method other than RunPodSandbox. May block: runs on the pool.
   Answer Handle(Intercept kind, InterceptedCall& call);
+
+  // Containers created through the shim and not yet started or removed (tests: bounded).
+  size_t created_not_started() const;
   // For a RunPodSandbox, CreateContainer, StartContainer or UpdateContainerResources request
   // that did not decode: the refusal, or nothing if the pod is skipped (then the caller
   // forwards the request untouched). Never blocks.
@@ -78,6 +81,7 @@ class Interceptors {
   // applied, else `sent`).
   uint64_t ReapplyIfChanged(const ContainerKey& key, uint64_t sent, const char* when);
   std::optional<uint64_t> TakeCreatedWith(const std::string& container_id);
+  void ForgetCreatedIn(const std::string& sandbox_id);
   // Forwards `request` (the original or an edited one); the time until the runtime answers
   // is the runtime phase, what went before it the phase `before`.
   Answer Forward(InterceptedCall& call, const grpc::ByteBuffer& request, PhaseClock& clock,
@@ -99,8 +103,12 @@ class Interceptors {
   // changes the stored spec, not the new task's cgroup: StartContainer re-applies if qrm's
   // values moved meanwhile. Fingerprints, not the updates: a node can hold many created
   // containers, and 8 bytes each is all the comparison needs.
-  std::mutex created_mu_;
-  std::map<std::string, uint64_t> created_with_;  // by container id
+  struct CreatedWith {
+    uint64_t fingerprint = 0;
+    std::string sandbox_id;  // a sandbox removed with its containers forgets them too
+  };
+  mutable std::mutex created_mu_;
+  std::map<std::string, CreatedWith> created_with_;  // by container id
 };
 
 }  // namespace qrm::shim

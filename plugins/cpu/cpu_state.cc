@@ -29,7 +29,7 @@ int CpuState::ContainerCount() const {
 bool CpuState::HasReclaimed() const {
   for (const auto& [uid, containers] : pods) {
     for (const auto& [name, c] : containers) {
-      if (c.level == plugins::QosLevel::kReclaimed) return true;
+      if (c.level == qos::QosLevel::kReclaimed) return true;
     }
   }
   return false;

@@ -436,6 +436,25 @@ TEST_CASE("The view lists pods with a ready sandbox and reconcile collects the o
   CHECK(f.PluginCalls("cpu", "RemovePod", "uid-gc") == 1);
 }
 
+TEST_CASE("A container created and never started is forgotten when its sandbox is removed",
+          "[cri_shim][soak]") {
+  // The shim remembers each created container's values until StartContainer. One removed
+  // with its sandbox (no RemoveContainer of its own) was remembered for good.
+  ShimFixture f;
+  f.StartHost();
+  f.StartCpuPlugin();
+  f.Open();
+  const auto pod = f.PodConfig("uid-never-started", "web");
+  const std::string sandbox = f.RunPod(pod);
+  REQUIRE(f.CreateContainer(f.ContainerRequest(sandbox, pod, "app"), nullptr).ok());
+  CHECK(f.shim().created_not_started() == 1);
+  cri::RemovePodSandboxRequest remove;
+  remove.set_pod_sandbox_id(sandbox);
+  cri::RemovePodSandboxResponse removed;
+  REQUIRE(f.Runtime().RemovePodSandbox(f.Context().get(), remove, &removed).ok());
+  CHECK(f.shim().created_not_started() == 0);
+}
+
 TEST_CASE("A StopPodSandbox in flight owns the pod's release, a reconcile tick meanwhile leaves it",
           "[cri_shim][release][view]") {
   ShimFixture f;
