@@ -200,7 +200,7 @@ TEST_CASE("a restarted plugin that lost its state gets the running containers ba
 
   // Killed, and its state file lost with it.
   f.KillExample();
-  REQUIRE(::unlink(f.state_file().c_str()) == 0);
+  REQUIRE(::unlink((f.state_dir() + "/accel-slots.json").c_str()) == 0);
   f.StartExample();
   REQUIRE(WaitFor([&] {
     auto e = f.Endpoint();
