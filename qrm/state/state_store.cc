@@ -132,6 +132,8 @@ Status StateStore::Load() {
   recovery_message_.clear();
   pods_.clear();
 
+  // The state directory itself first, 0700: only the directories above it are 0711.
+  QRM_RETURN_IF_ERROR(EnsureDirectory(state_dir_));
   QRM_RETURN_IF_ERROR(EnsureDirectory(pods_dir_));
   StatusOr<int> removed = checkpoint::RemoveStaleTempFilesIn(pods_dir_);
   if (!removed.ok()) {

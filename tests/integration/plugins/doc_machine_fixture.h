@@ -49,6 +49,10 @@ class DocMachineFixture : public HostFixture {
     auto numa = LoadNumaInfo(paths_.sysfs_root);
     REQUIRE(numa.ok());
     o.numa = *numa;
+    // The host resolves QoS with the same role table as the plugins (one truth).
+    auto roles = qos::RoleTable::Parse(kDocRoles);
+    REQUIRE(roles.ok());
+    o.admission.roles = std::move(*roles);
     return o;
   }
 
