@@ -124,4 +124,16 @@ StatusOr<gid_t> ResolveGroup(const std::string& name_or_id, const std::string& f
   return found->gr_gid;
 }
 
+bool SomeoneListens(const std::string& path) {
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return true;  // cannot tell: leave it alone
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, path.c_str(), sizeof(addr.sun_path) - 1);
+  const int rc = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  const int err = errno;
+  ::close(fd);
+  return rc == 0 || err != ECONNREFUSED;
+}
+
 }  // namespace qrm

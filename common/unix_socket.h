@@ -43,6 +43,10 @@ Status PrepareSocketPath(const std::string& path, const SocketPermissions& perms
 
 // A non-blocking, close-on-exec Unix stream socket bound at `path` (which must be free) and
 // listening; the caller owns the descriptor.
+// True if something accepts connections on the Unix socket at `path` (also when that cannot
+// be told: callers use it to leave a socket alone).
+bool SomeoneListens(const std::string& path);
+
 StatusOr<int> ListenUnixSocket(const std::string& path, int backlog = 128);
 
 // Applies the permissions to the bound socket file.

@@ -84,8 +84,7 @@ int CmdPlugins(const GlobalOptions& g) {
       {"RESOURCE", "STATE", "STYLE", "REGISTERED", "LAST-ERROR", "SOCKET"}};
   for (const auto& p : r->plugins()) {
     rows.push_back({p.resource_name(), p.state(), p.registration_style(),
-                    Time(p.registered_at_unix()), ErrorCell(p.last_error()),
-                    p.socket_path()});
+                    Time(p.registered_at_unix()), ErrorCell(p.last_error()), p.socket_path()});
   }
   PrintTable(rows);
   return 0;

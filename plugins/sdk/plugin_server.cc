@@ -26,22 +26,7 @@
 
 namespace qrm::sdk {
 
-namespace {
-
-// True if something accepts connections on the Unix socket at `path`.
-bool SomeoneListens(const std::string& path) {
-  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return true;  // cannot tell: leave it alone
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::strncpy(addr.sun_path, path.c_str(), sizeof(addr.sun_path) - 1);
-  const int rc = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  const int err = errno;
-  ::close(fd);
-  return rc == 0 || err != ECONNREFUSED;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::string DefaultSocketName(const std::string& resource_name) {
   std::string name;

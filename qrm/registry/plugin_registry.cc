@@ -19,6 +19,7 @@
 #include "common/grpc_status.h"
 #include "common/log.h"
 #include "common/quote.h"
+#include "common/unix_socket.h"
 #include "qrm/registry/bounded_registration.h"
 #include "qrm/registry/registration_validation.h"
 #include "qrm/registry/socket_access.h"
@@ -32,19 +33,6 @@ constexpr const char* kWatcherPluginType = "ResourcePlugin";
 bool IsSocket(const std::string& path) {
   struct stat st {};
   return ::lstat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode);
-}
-
-// True if something accepts connections on the Unix socket at `path`.
-bool SomeoneListens(const std::string& path) {
-  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return true;  // cannot tell: keep the socket
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::strncpy(addr.sun_path, path.c_str(), sizeof(addr.sun_path) - 1);
-  const int rc = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  const int err = errno;
-  ::close(fd);
-  return rc == 0 || err != ECONNREFUSED;
 }
 
 std::shared_ptr<grpc::Channel> Dial(const std::string& socket_path, int max_message_bytes) {

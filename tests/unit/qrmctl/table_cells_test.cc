@@ -43,8 +43,9 @@ TEST_CASE("the resources cell is the same whatever order the answer lists them i
 TEST_CASE("resources a container was admitted without are named after the allocated ones") {
   auto c = Container();
   (*c.mutable_skipped_resources())["test.qrm.io/slots"] = "pending";
-  CHECK(ResourcesCell(c) == "cpu=1 (CpusetCpus 0) memory=64Mi (CpusetMems 0) qrm.io/nic=1 (eth1) "
-                            "test.qrm.io/slots=skipped(pending)");
+  CHECK(ResourcesCell(c) ==
+        "cpu=1 (CpusetCpus 0) memory=64Mi (CpusetMems 0) qrm.io/nic=1 (eth1) "
+        "test.qrm.io/slots=skipped(pending)");
 }
 
 TEST_CASE("quantities print the way people read them") {
