@@ -69,12 +69,17 @@ Status Host::Start(RuntimeApplier& applier, RuntimeView* view) {
 void Host::Stop() {
   if (!started_) return;
   started_ = false;
-  if (reconciler_) reconciler_->Stop();
-  if (heap_trimmer_) heap_trimmer_->Stop();
-  if (registry_) registry_->Stop();
+  // The reconcile timer, the heap trimmer and the registry's directory watch run their handlers
+  // on io_thread_, and none of them may be touched from here while one runs: the registry's
+  // own socket removal fires a directory event whose handler re-arms the watch, and closing the
+  // watch meanwhile crashed about one test teardown in 500. So that thread ends first (a tick in
+  // progress finishes), then each part stops with nothing running against it.
   work_.reset();
   io_.stop();
   if (io_thread_.joinable()) io_thread_.join();
+  if (reconciler_) reconciler_->Stop();
+  if (heap_trimmer_) heap_trimmer_->Stop();
+  if (registry_) registry_->Stop();
   if (workers_) workers_->join();
 }
 

@@ -71,26 +71,16 @@ void Reconciler::DiffReconciling(const PodResources& before, const std::vector<P
   }
 }
 
-StatusOr<ReconcileStats> Reconciler::RunOnce() {
-  std::lock_guard tick(mu_);
-  auto log = Logger("reconcile");
-  metrics::Stopwatch watch;
-  ReconcileStats stats;
-  {
-    std::lock_guard queued(queued_mu_);
-    for (const auto& key : queued_apply_) pending_apply_[key] = false;
-    queued_apply_.clear();
-  }
-  const PodResources before = state_.Snapshot();
-  const std::vector<Polled> polled = PollPlugins(stats);
-  std::vector<StateStore::ResourceChange> changes;
-  Touched touched;
-  DiffReconciling(before, polled, changes, touched);
-  Rebuild(before, polled, changes, touched, stats);
+namespace {
 
-  // Validate each touched container's new owned fields before persisting.
-  std::map<std::pair<std::string, std::string>, ContainerUpdate> updates;
-  std::vector<StateStore::ResourceChange> valid;
+// Each touched container's new owned fields, validated: `updates` gets the containers whose
+// fields change, `valid` the changes of every container whose new fields are valid (an invalid
+// plugin allocation is logged and ignored, the stored one stays).
+void ValidateChanges(const PodResources& before,
+                     const std::vector<StateStore::ResourceChange>& changes,
+                     const std::set<std::pair<std::string, std::string>>& touched,
+                     std::map<std::pair<std::string, std::string>, ContainerUpdate>& updates,
+                     std::vector<StateStore::ResourceChange>& valid) {
   for (const auto& key : touched) {
     const ContainerAllocation& stored = before.at(key.first)->containers.at(key.second);
     std::map<std::string, pb::ResourceAllocationInfo> merged = stored.resources;
@@ -99,8 +89,9 @@ StatusOr<ReconcileStats> Reconciler::RunOnce() {
     }
     auto update = BuildContainerUpdate(merged);
     if (!update.ok()) {
-      log->error("pod={} container={}: ignoring invalid plugin allocation: {}", key.first,
-                 key.second, update.status().message());
+      Logger("reconcile")
+          ->error("pod={} container={}: ignoring invalid plugin allocation: {}", key.first,
+                  key.second, update.status().message());
       continue;
     }
     auto old_update = BuildContainerUpdate(stored.resources);
@@ -109,59 +100,14 @@ StatusOr<ReconcileStats> Reconciler::RunOnce() {
       if (c.uid == key.first && c.container == key.second) valid.push_back(c);
     }
   }
-  if (!valid.empty()) {
-    // Each pod's file is written on its own: if some fail, the others' changes are in
-    // effect and their containers must still reach the runtime.
-    std::set<std::string> failed;
-    if (Status s = state_.ApplyChanges(valid, &failed); !s.ok()) {
-      for (const auto& [key, update] : updates) {
-        if (!failed.contains(key.first)) pending_apply_[key] = false;
-      }
-      log->error(
-          "cannot persist the reconciled changes of {} pod(s); retrying next tick (the other "
-          "pods' changes are persisted and will be applied then): {}",
-          failed.size(), s.message());
-      return s;
-    }
-    stats.resources_changed = static_cast<int>(valid.size());
-  }
-  for (const auto& [key, update] : updates) pending_apply_[key] = false;
+}
 
-  // Containers admitted without their CPU plugin follow the exclusive CPUs
-  // (qrm/admission/confinement.h).
-  admission_.confinement().Refresh(state_.Snapshot(), updates, pending_apply_);
-
-  // Apply changed containers (and retry earlier failures) exactly once each.
-  for (auto it = pending_apply_.begin(); it != pending_apply_.end();) {
-    const auto& [uid, name] = it->first;
-    // From the checkpoint as it is now: the rebuild may have stored a container directly
-    // (an adoption) besides the changes above.
-    StatusOr<ContainerUpdate> update = admission_.CurrentUpdate(uid, name);
-    if (!update.ok()) {  // container gone meanwhile
-      it = pending_apply_.erase(it);
-      continue;
-    }
-    if (Status s = applier_.Apply(uid, name, *update); !s.ok()) {
-      if (it->second && s.code() == StatusCode::kNotFound) {
-        // A re-apply after a restart for a container never created: its CreateContainer
-        // (re-admitted from the checkpoint) carries the fields.
-        it = pending_apply_.erase(it);
-        continue;
-      }
-      ++stats.apply_failures;
-      log->warn("pod={} container={}: update failed, retrying next tick: {}", uid, name,
-                s.message());
-      ++it;
-      continue;
-    }
-    ++stats.containers_applied;
-    it = pending_apply_.erase(it);
-  }
-
-  if (view_ != nullptr) CollectGarbage(before, stats);
+// The tick's metrics, and one log line when it changed anything.
+void RecordTick(const ReconcileStats& stats, double seconds) {
+  auto log = Logger("reconcile");
   auto& m = metrics::Default();
   m.GetHistogram("qrm_reconcile_duration_seconds", "Duration of one reconcile tick.")
-      .Observe(watch.Seconds());
+      .Observe(seconds);
   m.GetCounter("qrm_reconcile_updates_applied_total",
                "Container updates the reconcile loop pushed to the runtime.")
       .Inc(stats.containers_applied);
@@ -199,7 +145,92 @@ StatusOr<ReconcileStats> Reconciler::RunOnce() {
         stats.pods_collected, stats.replays, stats.containers_adopted, stats.orphans_released,
         stats.late_adopted, stats.unadmitted_released);
   }
+}
+
+}  // namespace
+
+StatusOr<ReconcileStats> Reconciler::RunOnce() {
+  std::lock_guard tick(mu_);
+  metrics::Stopwatch watch;
+  ReconcileStats stats;
+  {
+    std::lock_guard queued(queued_mu_);
+    for (const auto& key : queued_apply_) pending_apply_[key] = false;
+    queued_apply_.clear();
+  }
+  const PodResources before = state_.Snapshot();
+  const std::vector<Polled> polled = PollPlugins(stats);
+  std::vector<StateStore::ResourceChange> changes;
+  Touched touched;
+  DiffReconciling(before, polled, changes, touched);
+  Rebuild(before, polled, changes, touched, stats);
+
+  std::map<std::pair<std::string, std::string>, ContainerUpdate> updates;
+  std::vector<StateStore::ResourceChange> valid;
+  ValidateChanges(before, changes, touched, updates, valid);
+  QRM_RETURN_IF_ERROR(PersistChanges(valid, updates, stats));
+  // Containers admitted without their CPU plugin follow the exclusive CPUs
+  // (qrm/admission/confinement.h).
+  admission_.confinement().Refresh(state_.Snapshot(), updates, pending_apply_);
+  ApplyPending(stats);
+  if (view_ != nullptr) CollectGarbage(before, stats);
+  RecordTick(stats, watch.Seconds());
   return stats;
+}
+
+Status Reconciler::PersistChanges(
+    const std::vector<StateStore::ResourceChange>& valid,
+    const std::map<std::pair<std::string, std::string>, ContainerUpdate>& updates,
+    ReconcileStats& stats) {
+  if (!valid.empty()) {
+    // Each pod's file is written on its own: if some fail, the others' changes are in
+    // effect and their containers must still reach the runtime.
+    std::set<std::string> failed;
+    if (Status s = state_.ApplyChanges(valid, &failed); !s.ok()) {
+      for (const auto& [key, update] : updates) {
+        if (!failed.contains(key.first)) pending_apply_[key] = false;
+      }
+      Logger("reconcile")
+          ->error(
+              "cannot persist the reconciled changes of {} pod(s); retrying next tick (the other "
+              "pods' changes are persisted and will be applied then): {}",
+              failed.size(), s.message());
+      return s;
+    }
+    stats.resources_changed = static_cast<int>(valid.size());
+  }
+  for (const auto& [key, update] : updates) pending_apply_[key] = false;
+  return Status::Ok();
+}
+
+// Applies changed containers (and retries earlier failures) exactly once each.
+void Reconciler::ApplyPending(ReconcileStats& stats) {
+  auto log = Logger("reconcile");
+  for (auto it = pending_apply_.begin(); it != pending_apply_.end();) {
+    const auto& [uid, name] = it->first;
+    // From the checkpoint as it is now: the rebuild may have stored a container directly
+    // (an adoption) besides the changes above.
+    StatusOr<ContainerUpdate> update = admission_.CurrentUpdate(uid, name);
+    if (!update.ok()) {  // container gone meanwhile
+      it = pending_apply_.erase(it);
+      continue;
+    }
+    if (Status s = applier_.Apply(uid, name, *update); !s.ok()) {
+      if (it->second && s.code() == StatusCode::kNotFound) {
+        // A re-apply after a restart for a container never created: its CreateContainer
+        // (re-admitted from the checkpoint) carries the fields.
+        it = pending_apply_.erase(it);
+        continue;
+      }
+      ++stats.apply_failures;
+      log->warn("pod={} container={}: update failed, retrying next tick: {}", uid, name,
+                s.message());
+      ++it;
+      continue;
+    }
+    ++stats.containers_applied;
+    it = pending_apply_.erase(it);
+  }
 }
 
 void Reconciler::QueueReapply(const PodResources& pods) {
@@ -225,6 +256,28 @@ void Reconciler::CollectGarbage(const PodResources& before, ReconcileStats& stat
       log->info("pod={}/{}({}): gone from the runtime, released", pod->ns, pod->name, uid);
     }
   }
+  ForgetGonePods(*live);
+}
+
+void Reconciler::ForgetGonePods(const std::set<std::string>& live) {
+  // Not listed and not admitted: a pod admitted after the listing keeps its entries, and one
+  // whose release is deferred keeps them until the tick that releases it.
+  const auto gone = [&](const auto& key) {
+    const std::string& uid = std::get<0>(key);
+    return !live.contains(uid) && state_.GetPod(uid) == nullptr;
+  };
+  std::erase_if(answered_empty_, gone);
+  std::erase_if(pending_apply_, [&](const auto& entry) { return gone(entry.first); });
+  std::lock_guard queued(queued_mu_);
+  std::erase_if(replay_retry_, gone);
+  std::erase_if(queued_apply_, gone);
+}
+
+size_t Reconciler::RememberedEntries() {
+  std::lock_guard tick(mu_);
+  std::lock_guard queued(queued_mu_);
+  return answered_empty_.size() + pending_apply_.size() + replay_retry_.size() +
+         queued_apply_.size();
 }
 
 bool Reconciler::ReleasePod(const std::string& uid, ReconcileStats& stats) {

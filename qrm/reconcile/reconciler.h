@@ -120,6 +120,11 @@ class Reconciler {
   // Pods whose release a runtime call in flight owns (the CRI shim's stop and remove).
   ReleaseClaims& release_claims() { return claims_; }
 
+  // Per-container entries the reconciler keeps between ticks (replays to retry, applies
+  // pending, skipped resources answered empty). Bounded by the containers the runtime still
+  // has: a pod's entries go when garbage collection finds it gone. For tests and the soak.
+  size_t RememberedEntries();
+
   // Runs RunOnce every `period` on `io` until Stop.
   void Start(boost::asio::io_context& io, std::chrono::milliseconds period);
   void Stop();
@@ -138,6 +143,16 @@ class Reconciler {
   static void DiffReconciling(const PodResources& before, const std::vector<Polled>& polled,
                               std::vector<StateStore::ResourceChange>& changes, Touched& touched);
   void CollectGarbage(const PodResources& before, ReconcileStats& stats);
+  // Persists the validated changes; the changed containers become pending applies (also
+  // those of pods whose write succeeded when another pod's failed).
+  Status PersistChanges(
+      const std::vector<StateStore::ResourceChange>& valid,
+      const std::map<std::pair<std::string, std::string>, ContainerUpdate>& updates,
+      ReconcileStats& stats);
+  void ApplyPending(ReconcileStats& stats);
+  // Drops what the reconciler remembers about pods the runtime no longer has and the host
+  // no longer holds.
+  void ForgetGonePods(const std::set<std::string>& live);
   // Step 2b (see the header comment); replayed answers are added to `changes`/`touched`.
   void Rebuild(const PodResources& before, const std::vector<Polled>& polled,
                std::vector<StateStore::ResourceChange>& changes, Touched& touched,

@@ -155,6 +155,8 @@ Status PluginRegistry::Start() {
   return Status::Ok();
 }
 
+// Call with the io_context stopped (Host::Stop does): the directory watch's handler runs there
+// and re-arms the watch, so closing it while that thread runs is a race.
 void PluginRegistry::Stop() {
   if (listener_) listener_->Stop();  // removes the socket
   if (server_) {

@@ -11,7 +11,8 @@
 //  * an accepted table only holds valid roles (NUMA binding only on dedicated/shared, every
 //    anti-affinity entry names a role of the table or "*") and AntiAffine is symmetric;
 //  * a resolved requirement is consistent with the table and the level rules, and the
-//    ResourceRequest overload resolves exactly as the map overload does;
+//    ResourceRequest overload resolves exactly as the map overload does with the request's
+//    pod_role or, without one, with the role PodRoleOf finds in the labels and annotations;
 //  * the host's overload (labels, annotations) resolves exactly as a plugin does from the
 //    request the host builds (pod_role = PodRoleOf) and from one without pod_role;
 //  * a requirement that is not `annotated` is the shared_cores default without a role.
@@ -137,7 +138,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (*(label ? request.mutable_labels() : request.mutable_annotations()))[key] = value;
   }
 
-  const qrm::StatusOr<QosRequirement> from_map = qrm::qos::ResolveQos(annotations, pod_role, table);
+  // A request without pod_role takes the role from the pod's labels, then its annotations.
+  const std::string effective_role =
+      pod_role.empty() ? qrm::qos::PodRoleOf(labels, annotations) : pod_role;
+  const qrm::StatusOr<QosRequirement> from_map =
+      qrm::qos::ResolveQos(annotations, effective_role, table);
   CheckResolved(from_map, table);
   Check(Same(from_map, qrm::qos::ResolveQos(request, table)),
         "ResourceRequest and map overloads disagree");

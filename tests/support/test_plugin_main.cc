@@ -15,6 +15,8 @@
 //   --result-file FILE        if it exists, GetResourcesAllocation reports its content
 //                             as every container's allocation_result (reconcile tests)
 //   --need-reconcile          advertise need_reconcile
+//   --allocate-nothing        Allocate answers without an allocation of the resource (valid:
+//                             the plugin has nothing to hold for this container)
 //   --pod-hints               answer GetPodTopologyHints with the same hints (else
 //                             UNIMPLEMENTED, as the SDK's default)
 //   --fail METHOD             fail this RPC with INTERNAL (Allocate, GetTopologyHints,
@@ -56,6 +58,7 @@ struct Config {
   std::set<std::string> fail, hang;
   std::map<std::string, int> delay_ms;  // by method
   bool need_reconcile = false;
+  bool allocate_nothing = false;
   bool pod_hints = false;
   bool fail_unavailable = false;
   bool fail_exhausted = false;
@@ -112,7 +115,7 @@ class TestPlugin final : public sdk::ResourcePlugin {
     info.set_allocation_result(config_.result.empty() ? nodes : config_.result);
     (*info.mutable_envs())["TEST_PLUGIN_NODES"] = nodes;
     *info.mutable_resource_hints()->add_hints() = req.hint();
-    {
+    if (!config_.allocate_nothing) {
       std::lock_guard lock(mu_);
       pods_[req.pod_uid()][req.container_name()] = info;
       QRM_RETURN_IF_ERROR(Persist());
@@ -121,6 +124,7 @@ class TestPlugin final : public sdk::ResourcePlugin {
     resp.set_pod_uid(req.pod_uid());
     resp.set_container_name(req.container_name());
     resp.set_resource_name(config_.resource);
+    if (config_.allocate_nothing) return resp;
     (*resp.mutable_allocation_result()->mutable_resource_allocation())[config_.resource] = info;
     return resp;
   }
@@ -269,10 +273,10 @@ int main(int argc, char** argv) {
       "result", po::value(&config.result))("quantity", po::value(&config.quantity))(
       "oci-property", po::value(&config.oci_property)->default_value("CpusetMems"))(
       "result-file", po::value(&config.result_file))("need-reconcile", "")("pod-hints", "")(
-      "fail-unavailable", "")("fail-exhausted", "")("fail", po::value(&fail)->composing())(
-      "hang", po::value(&hang)->composing())("delay", po::value(&delay)->composing())(
-      "state", po::value(&config.state))("call-log", po::value(&config.call_log))(
-      "request-log", po::value(&config.request_log));
+      "allocate-nothing", "")("fail-unavailable", "")("fail-exhausted", "")(
+      "fail", po::value(&fail)->composing())("hang", po::value(&hang)->composing())(
+      "delay", po::value(&delay)->composing())("state", po::value(&config.state))(
+      "call-log", po::value(&config.call_log))("request-log", po::value(&config.request_log));
   po::variables_map vm;
   try {
     po::store(po::parse_command_line(argc, argv, desc), vm);
@@ -283,6 +287,7 @@ int main(int argc, char** argv) {
   }
   options.register_with_host = vm.count("no-register") == 0;
   config.need_reconcile = vm.count("need-reconcile") > 0;
+  config.allocate_nothing = vm.count("allocate-nothing") > 0;
   config.pod_hints = vm.count("pod-hints") > 0;
   config.fail_unavailable = vm.count("fail-unavailable") > 0;
   config.fail_exhausted = vm.count("fail-exhausted") > 0;

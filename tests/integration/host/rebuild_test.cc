@@ -157,6 +157,39 @@ TEST_CASE("an allocation skipped under the ignore policy is made once the plugin
   CHECK(steady->replays == 0);
 }
 
+TEST_CASE("a skipped resource its plugin answers empty is not asked again until the pod goes",
+          "[reconcile][rebuild]") {
+  HostFixture f;
+  Host& host = f.StartHost();
+  f.StartPlugin(kPool, {"--need-reconcile", "--fail", "Allocate", "--fail-unavailable"});
+  REQUIRE(f.WaitRegistered(kPool));
+  auto admitted = host.admission().Admit(Request("shared", "c0", {{kPool, 1}}, "shared_cores"));
+  REQUIRE(admitted.ok());
+  REQUIRE(admitted->skipped_resources == std::vector<std::string>{kPool});
+  f.view().Set({"shared"});
+
+  // Back, with nothing to hold for the container: asked once, then left alone.
+  const auto old_endpoint = host.registry().Find(kPool);
+  f.StopPlugin(kPool);
+  const int asked_before = CallsFor(f, kPool, "Allocate", "shared");  // the failed ones
+  f.StartPlugin(kPool, {"--need-reconcile", "--allocate-nothing"});
+  REQUIRE(WaitFor([&] {
+    auto e = host.registry().Find(kPool);
+    return e != nullptr && e != old_endpoint && !e->stopped();
+  }));
+  for (int i = 0; i < 4; ++i) REQUIRE(host.reconciler().RunOnce().ok());
+  CHECK(CallsFor(f, kPool, "Allocate", "shared") == asked_before + 1);
+  CHECK(host.state().GetContainer("shared", "c0")->resources.empty());
+  CHECK(host.reconciler().RememberedEntries() > 0);
+
+  // The pod goes: released, and nothing about it stays behind.
+  f.view().Set({});
+  auto collected = host.reconciler().RunOnce();
+  REQUIRE(collected.ok());
+  CHECK(collected->pods_collected == 1);
+  CHECK(host.reconciler().RememberedEntries() == 0);
+}
+
 TEST_CASE("after a restart every checkpointed container is applied once", "[reconcile][rebuild]") {
   HostFixture f;
   f.StartHost();

@@ -8,7 +8,7 @@
 
 #include "common/config/config.h"
 #include "common/metrics/metrics.h"
-#include "qrm/main/host_config.h"
+#include "cmd/qrm-host/host_config.h"
 #include "tests/integration/host/host_fixture.h"
 #include "tests/support/subprocess.h"
 

@@ -1,4 +1,4 @@
-#include "qrm/main/host_metrics.h"
+#include "cmd/qrm-host/host_metrics.h"
 
 #include <fmt/format.h>
 

@@ -42,95 +42,115 @@ int CheckConfig(qrm::nic::NicPluginConfig config, const qrm::machine::MachineTop
   return 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  qrm::sdk::TuneMallocForPlugin();
+// Everything the command line and the config file set.
+struct Flags {
   qrm::sdk::PluginServerOptions server;
   qrm::machine::DiscoveryOptions discovery;
   qrm::nic::NicPluginConfig config;
   std::string roles_json, roles_file, allowlist, log_level, log_format;
   bool no_register = false;
+};
 
-  po::options_description desc("qrm-nic-plugin options");
+// Where the plugin serves, what it reads, where its state lives, how it logs.
+void AddProcessFlags(po::options_description& desc, Flags& f) {
   auto add = desc.add_options();
-  add("plugin-dir", po::value(&server.plugin_dir)->default_value(qrm::sdk::kDefaultPluginDir),
+  add("plugin-dir", po::value(&f.server.plugin_dir)->default_value(qrm::sdk::kDefaultPluginDir),
       "directory of the host's registration socket and of ours");
-  add("socket-name", po::value(&server.socket_name)->default_value(""),
+  add("socket-name", po::value(&f.server.socket_name)->default_value(""),
       "our socket's file name in --plugin-dir (default: from the resource name)");
-  add("no-register", po::bool_switch(&no_register), "serve only; do not call Register on the host");
-  add("state-dir", po::value(&config.state_dir)->default_value(qrm::nic::kDefaultStateDir),
+  add("no-register", po::bool_switch(&f.no_register),
+      "serve only; do not call Register on the host");
+  add("state-dir", po::value(&f.config.state_dir)->default_value(qrm::nic::kDefaultStateDir),
       "directory of the checkpoint (nic_plugin_state)");
-  add("reset-state", po::bool_switch(&config.reset_state),
+  add("reset-state", po::bool_switch(&f.config.reset_state),
       "set aside a checkpoint that cannot be restored and start empty");
-  add("sysfs-root", po::value(&discovery.sysfs_root)->default_value("/sys"), "sysfs to read");
-  add("procfs-root", po::value(&discovery.procfs_root)->default_value("/proc"), "procfs to read");
-  add("netns-dir", po::value(&discovery.netns_dir)->default_value("/var/run/netns"),
+  add("sysfs-root", po::value(&f.discovery.sysfs_root)->default_value("/sys"), "sysfs to read");
+  add("procfs-root", po::value(&f.discovery.procfs_root)->default_value("/proc"), "procfs to read");
+  add("netns-dir", po::value(&f.discovery.netns_dir)->default_value("/var/run/netns"),
       "directory of named network namespaces");
-  add("log-level", po::value(&log_level)->default_value("info"),
+  add("log-level", po::value(&f.log_level)->default_value("info"),
       "trace, debug, info, warn, error, critical or off");
-  add("log-format", po::value(&log_format)->default_value("text"), "text or json");
-  add("metrics-address", po::value(&server.metrics_address)->default_value(""),
+  add("log-format", po::value(&f.log_format)->default_value("text"), "text or json");
+  add("metrics-address", po::value(&f.server.metrics_address)->default_value(""),
       "IP:PORT for /metrics, /healthz, /readyz (loopback; empty disables)");
-  add("roles", po::value(&roles_json)->default_value(""),
+}
+
+// What the plugin serves: roles, resource names, bandwidth accounting, which NICs.
+void AddNicFlags(po::options_description& desc, Flags& f) {
+  auto add = desc.add_options();
+  add("roles", po::value(&f.roles_json)->default_value(""),
       "role table (JSON object: role -> {qos_level, numa_binding, numa_exclusive, "
       "numa_anti_affinity})");
-  add("roles-file", po::value(&roles_file)->default_value(""),
+  add("roles-file", po::value(&f.roles_file)->default_value(""),
       "file holding the role table JSON (the same file qrm-host's --roles-file names)");
   add("resource-name",
-      po::value(&config.resource_name)->default_value(qrm::nic::kDefaultResourceName),
+      po::value(&f.config.resource_name)->default_value(qrm::nic::kDefaultResourceName),
       "the resource this plugin serves");
   add("bandwidth-resource-name",
-      po::value(&config.bandwidth_resource_name)
+      po::value(&f.config.bandwidth_resource_name)
           ->default_value(qrm::nic::kDefaultBandwidthResourceName),
       "resource requesting NIC bandwidth in Mb/s (\"\" turns bandwidth accounting off)");
-  add("bandwidth-ratio", po::value(&config.bandwidth_ratio)->default_value(1.0),
+  add("bandwidth-ratio", po::value(&f.config.bandwidth_ratio)->default_value(1.0),
       "share of a NIC's link speed that may be allocated");
-  add("nic-allowlist", po::value(&allowlist)->default_value(""),
+  add("nic-allowlist", po::value(&f.allowlist)->default_value(""),
       "serve only these NICs (\"eth0,ns1/eth1\"; empty: all)");
-  add("include-virtual", po::bool_switch(&discovery.include_virtual_nics),
+  add("include-virtual", po::bool_switch(&f.discovery.include_virtual_nics),
       "also serve NICs without a device (veth, bridges, ...)");
-  add("unknown-nic-speed-mbps", po::value(&discovery.unknown_nic_speed_mbps)->default_value(0),
+  add("unknown-nic-speed-mbps", po::value(&f.discovery.unknown_nic_speed_mbps)->default_value(0),
       "speed assumed for a NIC whose link speed the kernel does not know");
+}
 
+// Logging, the role table and the allowlist; then the whole configuration is validated.
+qrm::Status FinishFlags(Flags& f) {
+  if (!qrm::ConfigureLogging(f.log_level, f.log_format)) {
+    return qrm::InvalidArgumentError("unknown --log-level \"" + f.log_level +
+                                     "\" or --log-format \"" + f.log_format + "\"");
+  }
+  auto roles = qrm::qos::LoadRoleTable(f.roles_json, f.roles_file);
+  if (!roles.ok()) return roles.status();
+  f.config.roles = std::move(*roles);
+  auto nics = qrm::nic::ParseNicAllowlist(f.allowlist);
+  if (!nics.ok()) return nics.status();
+  f.config.allowlist = std::move(*nics);
+  f.server.register_with_host = !f.no_register;
+  f.discovery.discover_nics = true;
+  return f.config.Validate();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  qrm::sdk::TuneMallocForPlugin();
+  Flags flags;
+  po::options_description desc("qrm-nic-plugin options");
+  AddProcessFlags(desc, flags);
+  AddNicFlags(desc, flags);
   auto parsed = qrm::config::Parse(argc, argv, desc);
   if (!parsed.ok()) return UsageError(parsed.status().message());
   if (parsed->exit) {
     std::cout << parsed->output;  // --help or --print-config
     return 0;
   }
-  if (!qrm::ConfigureLogging(log_level, log_format)) {
-    return UsageError("unknown --log-level \"" + log_level + "\" or --log-format \"" + log_format +
-                      "\"");
-  }
-  auto roles = qrm::qos::LoadRoleTable(roles_json, roles_file);
-  if (!roles.ok()) return UsageError(roles.status().message());
-  config.roles = std::move(*roles);
-  auto nics = qrm::nic::ParseNicAllowlist(allowlist);
-  if (!nics.ok()) return UsageError(nics.status().message());
-  config.allowlist = std::move(*nics);
-  if (qrm::Status valid = config.Validate(); !valid.ok()) return UsageError(valid.message());
-  server.register_with_host = !no_register;
+  if (qrm::Status s = FinishFlags(flags); !s.ok()) return UsageError(s.message());
 
   auto log = qrm::Logger("nic-plugin");
-  discovery.discover_nics = true;
-  auto machine = qrm::machine::Discover(discovery);
+  auto machine = qrm::machine::Discover(flags.discovery);
   if (!machine.ok()) {
     log->error("cannot start: machine discovery: {}", machine.status().ToString());
     return 1;
   }
   for (const std::string& w : machine->warnings) log->warn("discovery: {}", w);
   if (parsed->check_only) {
-    (void)qrm::ConfigureLogging("warn", log_format);
-    return CheckConfig(config, *machine);
+    (void)qrm::ConfigureLogging("warn", flags.log_format);
+    return CheckConfig(flags.config, *machine);
   }
   log->info("machine: {}", machine->Summary());
 
   // Restore before serving: the host must never see a plugin that forgot what it handed out.
-  auto plugin = qrm::nic::NicPlugin::Create(config, *machine);
+  auto plugin = qrm::nic::NicPlugin::Create(flags.config, *machine);
   if (!plugin.ok()) {
     log->error("cannot start: {}", plugin.status().ToString());
     return 1;
   }
-  return qrm::sdk::Run(**plugin, server);
+  return qrm::sdk::Run(**plugin, flags.server);
 }

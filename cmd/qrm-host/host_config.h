@@ -35,8 +35,18 @@ class HostFlags {
   StatusOr<HostConfig> Finish() const;
 
  private:
-  Status FinishSockets(HostConfig& c) const;
+  void AddCriFlags();
+  void AddAdmissionFlags();
+  void AddPodResourcesFlags();
+  void AddOperationFlags();
+  // Finish's steps, each for one part of the configuration.
+  Status FinishDurations(HostConfig& c) const;
+  Status FinishTopology(HostConfig& c) const;
   Status FinishQos(HostConfig& c) const;
+  Status FinishAdmission(HostConfig& c) const;
+  Status FinishShim(HostConfig& c) const;
+  Status FinishPodResources(HostConfig& c) const;
+  Status FinishSockets(HostConfig& c) const;
 
   boost::program_options::options_description desc_{"qrm-host options"};
   HostConfig defaults_;

@@ -1,4 +1,4 @@
-#include "qrm/main/host_config.h"
+#include "cmd/qrm-host/host_config.h"
 
 #include <charconv>
 
@@ -37,12 +37,38 @@ StatusOr<mode_t> ParseMode(const std::string& text, const std::string& flag) {
   return static_cast<mode_t>(mode);
 }
 
+// "TO[:SCALE]" of --resource-alias FROM=TO[:SCALE]; `flag_value` is the whole value, for errors.
+StatusOr<ResourceAlias> ParseAliasTarget(const std::string& target, const std::string& flag_value) {
+  ResourceAlias alias;
+  alias.to = target;
+  if (size_t colon = target.rfind(':'); colon != std::string::npos) {
+    alias.to = target.substr(0, colon);
+    const std::string scale = target.substr(colon + 1);
+    auto [end, ec] = std::from_chars(scale.data(), scale.data() + scale.size(), alias.scale);
+    if (ec != std::errc() || end != scale.data() + scale.size() || !(alias.scale > 0) ||
+        alias.to.empty()) {
+      return InvalidArgumentError(
+          fmt::format("resource_alias: invalid value {} (expected FROM=TO[:SCALE], SCALE > 0)",
+                      Quote(flag_value)));
+    }
+  }
+  return alias;
+}
+
 }  // namespace
 
 HostFlags::HostFlags() {
   values_ = defaults_;
+  // In this order in --help (docs/configuration.md shows it).
+  AddCriFlags();
+  AddAdmissionFlags();
+  AddPodResourcesFlags();
+  AddOperationFlags();
+}
+
+// The CRI socket the kubelet uses and the runtime behind it.
+void HostFlags::AddCriFlags() {
   auto add = desc_.add_options();
-  // CRI.
   add("cri-socket", po::value(&values_.shim.cri_socket)->default_value(values_.shim.cri_socket),
       "socket the kubelet talks CRI to (path or unix:// URL)");
   add("runtime-endpoint",
@@ -60,7 +86,11 @@ HostFlags::HostFlags() {
       "namespaces whose pods pass through untouched");
   add("runtime-timeout", po::value(&runtime_timeout_)->default_value(runtime_timeout_),
       "deadline of the host's own runtime calls and of waiting for the runtime at start");
-  // Plugins and admission.
+}
+
+// Plugins, the topology policy and admission.
+void HostFlags::AddAdmissionFlags() {
+  auto add = desc_.add_options();
   add("plugin-dir",
       po::value(&values_.host.registry.plugin_dir)->default_value(values_.host.registry.plugin_dir),
       "directory of plugin sockets and the registration socket");
@@ -96,7 +126,10 @@ HostFlags::HostFlags() {
       "threads for plugin calls and durable writes");
   add("sysfs-root", po::value(&values_.host.sysfs_root)->default_value(values_.host.sysfs_root),
       "sysfs to read the NUMA layout and online CPUs from (a fake machine in tests and demos)");
-  // Pod resources.
+}
+
+void HostFlags::AddPodResourcesFlags() {
+  auto add = desc_.add_options();
   add("pod-resources-socket",
       po::value(&values_.pod_resources.socket)->default_value(values_.pod_resources.socket),
       "podresources v1 socket");
@@ -108,7 +141,11 @@ HostFlags::HostFlags() {
       "pod-resources burst");
   add("pod-resources-device-resource", po::value(&device_resources_)->multitoken()->composing(),
       "resources reported as devices (default qrm.io/nic)");
-  // Operations.
+}
+
+// The admin socket, who may connect to qrm's sockets, /metrics and logging.
+void HostFlags::AddOperationFlags() {
+  auto add = desc_.add_options();
   add("admin-socket", po::value(&values_.admin.socket)->default_value(values_.admin.socket),
       "qrmctl's admin socket");
   add("admin-allowed-uids", po::value(&admin_allowed_uids_),
@@ -210,8 +247,8 @@ Status HostFlags::FinishQos(HostConfig& c) const {
   return Status::Ok();
 }
 
-StatusOr<HostConfig> HostFlags::Finish() const {
-  HostConfig c = values_;
+// Durations: the reconcile period and the plugin and runtime deadlines.
+Status HostFlags::FinishDurations(HostConfig& c) const {
   auto period = config::ParseDuration(reconcile_period_, "reconcile_period");
   if (!period.ok()) return period.status();
   if (period->count() < 10) {
@@ -225,7 +262,11 @@ StatusOr<HostConfig> HostFlags::Finish() const {
   auto runtime = config::ParseDuration(runtime_timeout_, "runtime_timeout");
   if (!runtime.ok()) return runtime.status();
   c.shim.runtime_timeout = *runtime;
+  return Status::Ok();
+}
 
+// The topology manager's policy, scope and policy options.
+Status HostFlags::FinishTopology(HostConfig& c) const {
   auto policy = topology::ParsePolicy(policy_);
   if (!policy.ok()) return policy.status().WithContext("topology_policy");
   c.host.admission.policy = *policy;
@@ -241,31 +282,28 @@ StatusOr<HostConfig> HostFlags::Finish() const {
   auto parsed_popts = topology::ParsePolicyOptions(popts);
   if (!parsed_popts.ok()) return parsed_popts.status().WithContext("topology_policy_option");
   c.host.admission.policy_options = *parsed_popts;
+  return Status::Ok();
+}
 
-  QRM_RETURN_IF_ERROR(FinishQos(c));
+// Which plugins admission asks: always-consulted resources, aliases, worker threads.
+Status HostFlags::FinishAdmission(HostConfig& c) const {
   c.host.admission.always_consult.insert(always_consult_.begin(), always_consult_.end());
   for (const std::string& a : aliases_) {
     auto kv = SplitPair(a, "resource_alias", "FROM=TO[:SCALE]");
     if (!kv.ok()) return kv.status();
-    ResourceAlias alias;
-    alias.to = kv->second;
-    if (size_t colon = kv->second.rfind(':'); colon != std::string::npos) {
-      alias.to = kv->second.substr(0, colon);
-      const std::string scale = kv->second.substr(colon + 1);
-      auto [end, ec] = std::from_chars(scale.data(), scale.data() + scale.size(), alias.scale);
-      if (ec != std::errc() || end != scale.data() + scale.size() || !(alias.scale > 0) ||
-          alias.to.empty()) {
-        return InvalidArgumentError(fmt::format(
-            "resource_alias: invalid value {} (expected FROM=TO[:SCALE], SCALE > 0)", Quote(a)));
-      }
-    }
-    c.host.admission.resource_aliases[kv->first] = alias;
+    auto alias = ParseAliasTarget(kv->second, a);
+    if (!alias.ok()) return alias.status();
+    c.host.admission.resource_aliases[kv->first] = *alias;
   }
   if (c.host.worker_threads == 0 || c.host.worker_threads > 1024) {
     return InvalidArgumentError(
         fmt::format("worker_threads: invalid value {} (1 to 1024)", c.host.worker_threads));
   }
+  return Status::Ok();
+}
 
+// The CRI socket: message limit, namespaces passed through, mode and group.
+Status HostFlags::FinishShim(HostConfig& c) const {
   auto max_message = config::ParseBytes(max_message_size_, "max_message_size");
   if (!max_message.ok()) return max_message.status();
   if (*max_message < 4096 || *max_message > (1ULL << 30)) {
@@ -280,7 +318,10 @@ StatusOr<HostConfig> HostFlags::Finish() const {
     c.shim.socket_mode = *mode;
   }
   if (!socket_group_.empty()) c.shim.socket_group = socket_group_;
+  return Status::Ok();
+}
 
+Status HostFlags::FinishPodResources(HostConfig& c) const {
   if (!device_resources_.empty()) {
     c.pod_resources.mapping.device_resources = {device_resources_.begin(), device_resources_.end()};
   }
@@ -290,6 +331,19 @@ StatusOr<HostConfig> HostFlags::Finish() const {
                     "burst >= 1)",
                     c.pod_resources.qps, c.pod_resources.burst));
   }
+  return Status::Ok();
+}
+
+// In the order the checks ran before they were split: with several bad values, the same one
+// is reported.
+StatusOr<HostConfig> HostFlags::Finish() const {
+  HostConfig c = values_;
+  QRM_RETURN_IF_ERROR(FinishDurations(c));
+  QRM_RETURN_IF_ERROR(FinishTopology(c));
+  QRM_RETURN_IF_ERROR(FinishQos(c));
+  QRM_RETURN_IF_ERROR(FinishAdmission(c));
+  QRM_RETURN_IF_ERROR(FinishShim(c));
+  QRM_RETURN_IF_ERROR(FinishPodResources(c));
   QRM_RETURN_IF_ERROR(FinishSockets(c));
   if (c.log_format != "text" && c.log_format != "json") {
     return InvalidArgumentError(
