@@ -6,9 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cmd/qrm-host/host_config.h"
 #include "common/config/config.h"
 #include "common/metrics/metrics.h"
-#include "cmd/qrm-host/host_config.h"
 #include "tests/integration/host/host_fixture.h"
 #include "tests/support/subprocess.h"
 
