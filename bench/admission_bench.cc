@@ -2,10 +2,11 @@
 //
 // An in-process qrm::host::Host (as tests/integration/host/host_fixture.h starts it) and 3
 // qrm-test-plugin processes, each serving its own resource (test.qrm.io/r0..r2) and
-// persisting every Allocate durably (--state, a checkpoint::Write per call). Every
+// persisting every Allocate durably (--state: the SDK's pod ledger, one journal append per
+// call, as every plugin built on the SDK). Every
 // admission is a new pod (a unique uid) requesting all three resources, so each one really
 // runs: 3 GetTopologyHints in parallel, the merge, 3 Allocate in parallel (3 plugin
-// checkpoint writes) and the host checkpoint write (the new pod's file). Pods are not
+// journal appends) and the host checkpoint write (the new pod's file). Pods are not
 // removed, so the host checkpoint grows to warm-up + N pod files, as on a node that fills up.
 //
 // In the same run and the same directory, interleaved with the admissions, the floor: one
@@ -37,7 +38,7 @@
 
 #include "bench/host_bench_util.h"
 #include "checkpoint/checkpoint_file.h"
-#include "qrm/admission/parallel.h"
+#include "common/parallel_map.h"
 #include "qrm/state/state_codec.h"
 
 namespace qrm::bench {
@@ -169,12 +170,12 @@ Samples Run(const Settings& s, const std::string& base, const std::string& tag) 
     allocate_ms.push_back(Ms(Clock::now() - t0));
     if (!alloc.ok()) Die("diag allocate: " + alloc.status().ToString());
     t0 = Clock::now();
-    const std::vector<bool> hints_ok = host::ParallelMap<bool>(pool, kPlugins, [&](size_t k) {
+    const std::vector<bool> hints_ok = ParallelMap<bool>(pool, kPlugins, [&](size_t k) {
       return endpoints[k]->GetTopologyHints(per_plugin(k), timeout).ok();
     });
     hints_fan_ms.push_back(Ms(Clock::now() - t0));
     t0 = Clock::now();
-    const std::vector<bool> allocate_ok = host::ParallelMap<bool>(pool, kPlugins, [&](size_t k) {
+    const std::vector<bool> allocate_ok = ParallelMap<bool>(pool, kPlugins, [&](size_t k) {
       return endpoints[k]->Allocate(per_plugin(k), timeout).ok();
     });
     allocate_fan_ms.push_back(Ms(Clock::now() - t0));
@@ -190,7 +191,7 @@ Samples Run(const Settings& s, const std::string& base, const std::string& tag) 
   std::vector<double> hop_ms;  // the pool alone: 3 empty tasks, posted and awaited
   for (int i = 0; i < 200; ++i) {
     const Clock::time_point t0 = Clock::now();
-    host::ParallelMap<bool>(pool, kPlugins, [](size_t) { return true; });
+    ParallelMap<bool>(pool, kPlugins, [](size_t) { return true; });
     hop_ms.push_back(Ms(Clock::now() - t0));
   }
   pool.join();

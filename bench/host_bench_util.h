@@ -30,7 +30,7 @@
 
 #include "common/log.h"
 #include "qrm/host/host.h"
-#include "tests/support/child_process.h"
+#include "testing/child_process.h"
 
 namespace qrm::bench {
 

@@ -9,7 +9,7 @@
 //   P1_nopref  8 NUMA nodes, 4 providers answering only the subsets that fit their request (as
 //              the kubelet's managers do), no common preferred mask: the non-preferred search.
 //   P1.brute, P1_nopref.brute
-//              the brute force (tests/unit/topology/brute_force_merge.h, the kubelet's
+//              the brute force (testing/topology/brute_force_merge.h, the kubelet's
 //              algorithm; 255^4 = 4.2e9 permutations for P1) in seconds, capped at --brute-cap
 //              seconds (default 20). When the cap stops it, the figure is the time spent, a
 //              LOWER BOUND, and so is the ratio; <ID>.brute_est extrapolates the full run from
@@ -43,7 +43,7 @@
 
 #include "qrm/topology/merge.h"
 #include "qrm/topology/numa_info.h"
-#include "tests/unit/topology/brute_force_merge.h"
+#include "testing/topology/brute_force_merge.h"
 
 namespace qrm::topology {
 namespace {

@@ -14,66 +14,21 @@
 
 #include "checkpoint/canonical_json.h"
 #include "checkpoint/checksum.h"
+#include "checkpoint/file_io.h"
 
 namespace qrm::checkpoint {
 namespace {
 
 constexpr std::string_view kChecksumPrefix = "fnv1a64:";
 
-struct SplitPath {
-  std::string dir;
-  std::string base;
-};
-
-SplitPath Split(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return {".", path};
-  if (slash == 0) return {"/", path.substr(1)};
-  return {path.substr(0, slash), path.substr(slash + 1)};
-}
+using file_io::FdCloser;
+using file_io::Split;
+using file_io::SplitPath;
+using file_io::SyncDirectory;
+using file_io::WriteAll;
 
 std::string TempPrefix(const SplitPath& p) {
   return "." + p.base + ".tmp-";
-}
-
-// Closes a descriptor on scope exit unless released; close errors on the write
-// path are checked explicitly before this runs.
-class FdCloser {
- public:
-  explicit FdCloser(int fd) : fd_(fd) {}
-  ~FdCloser() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  FdCloser(const FdCloser&) = delete;
-  FdCloser& operator=(const FdCloser&) = delete;
-  int Release() {
-    const int fd = fd_;
-    fd_ = -1;
-    return fd;
-  }
-
- private:
-  int fd_;
-};
-
-Status WriteAll(int fd, std::string_view bytes, const std::string& what) {
-  while (!bytes.empty()) {
-    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return ErrnoError(errno, "write", what);
-    }
-    bytes.remove_prefix(static_cast<size_t>(n));
-  }
-  return Status::Ok();
-}
-
-Status SyncDirectory(const std::string& dir) {
-  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return ErrnoError(errno, "open directory", dir);
-  FdCloser closer(fd);
-  if (::fsync(fd) != 0) return ErrnoError(errno, "fsync directory", dir);
-  return Status::Ok();
 }
 
 Status RunHook(const WriteOptions& options, WriteStep step) {
@@ -94,27 +49,6 @@ StatusOr<std::string> Quarantine(const std::string& path) {
     if (errno != EEXIST) return ErrnoError(errno, "rename", path);
   }
   return AlreadyExistsError(fmt::format("too many quarantined copies of {}", path));
-}
-
-StatusOr<std::string> ReadWholeFile(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT) return NotFoundError(fmt::format("checkpoint {}: does not exist", path));
-    return ErrnoError(errno, "open", path);
-  }
-  FdCloser closer(fd);
-  std::string content;
-  char buf[64 * 1024];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof(buf));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return ErrnoError(errno, "read", path);
-    }
-    if (n == 0) break;
-    content.append(buf, static_cast<size_t>(n));
-  }
-  return content;
 }
 
 // Verifies the parsed document; returns a description of what is wrong, or
@@ -231,7 +165,7 @@ StatusOr<Checkpoint> Parse(std::string_view content, const std::string& name,
 }
 
 StatusOr<Checkpoint> Read(const std::string& path, const ReadOptions& options) {
-  StatusOr<std::string> content = ReadWholeFile(path);
+  StatusOr<std::string> content = file_io::ReadWholeFile(path, "checkpoint");
   if (!content.ok()) return content.status();
   StatusOr<Checkpoint> parsed = Parse(*content, path, options);
   if (parsed.ok() || !IsCorrupt(parsed.status()) || !options.quarantine_corrupt) return parsed;

@@ -48,6 +48,13 @@ StatusOr<StateFileLoad> MoveCorruptAside(const std::string& path, const StateFil
 
 StatusOr<StateFileLoad> LoadStateFile(const std::string& path, const StateFileOptions& options,
                                       const RestoreStateFn& restore) {
+  return LoadVersionedStateFile(
+      path, options, [&](const rapidjson::Value& data, uint32_t) { return restore(data); });
+}
+
+StatusOr<StateFileLoad> LoadVersionedStateFile(const std::string& path,
+                                               const StateFileOptions& options,
+                                               const RestoreVersionedStateFn& restore) {
   std::error_code ec;
   const auto dir = std::filesystem::path(path).parent_path();
   if (!dir.empty()) std::filesystem::create_directories(dir, ec);
@@ -55,7 +62,7 @@ StatusOr<StateFileLoad> LoadStateFile(const std::string& path, const StateFileOp
   if (auto removed = RemoveStaleTempFiles(path); !removed.ok()) return removed.status();
 
   ReadOptions read;
-  read.min_version = options.version;
+  read.min_version = options.oldest_version == 0 ? options.version : options.oldest_version;
   read.max_version = options.version;
   read.quarantine_corrupt = false;  // moved aside below, with our own name and log line
   StatusOr<Checkpoint> cp = Read(path, read);
@@ -70,7 +77,7 @@ StatusOr<StateFileLoad> LoadStateFile(const std::string& path, const StateFileOp
     return cp.status();
   }
 
-  const Status restored = restore(cp->data);
+  const Status restored = restore(cp->data, cp->version);
   if (restored.ok()) {
     StateFileLoad load;
     load.restored = true;

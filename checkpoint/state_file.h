@@ -8,7 +8,7 @@
 //     to "<path>.corrupt-<unix time>", one error line and the metric
 //     qrm_checkpoint_corrupt_total{component} say so, and the component starts empty. The host
 //     holds every running container's allocation and replays it to a plugin that lost it
-//     (annotation qrm.io/previous-allocation, common/protocol_annotations.h), so nothing is
+//     (annotation qrm.io/previous-allocation, common/protocol_keys.h), so nothing is
 //     lost; refusing to start would stop every container start on the node instead;
 //   - readable but written for another machine (kFailedPrecondition / kResourceExhausted from
 //     the callback: other NUMA nodes, a larger reservation): an error that names the way out,
@@ -32,7 +32,9 @@ namespace qrm::checkpoint {
 
 struct StateFileOptions {
   std::string component;  // for the log line and the metric label, e.g. "cpu-plugin"
-  uint32_t version = 1;   // the only `data` schema version this component reads
+  uint32_t version = 1;   // the `data` schema version this component writes
+  // The oldest version it still reads (upgrades); 0: `version` only.
+  uint32_t oldest_version = 0;
   bool reset_state = false;
 };
 
@@ -52,6 +54,14 @@ using RestoreStateFn = std::function<Status(const rapidjson::Value& data)>;
 // reset_state, or a file that could not be moved aside.
 StatusOr<StateFileLoad> LoadStateFile(const std::string& path, const StateFileOptions& options,
                                       const RestoreStateFn& restore);
+
+// LoadStateFile for a component that reads several versions (oldest_version to version):
+// `restore` is told the version of the file it is given.
+using RestoreVersionedStateFn =
+    std::function<Status(const rapidjson::Value& data, uint32_t version)>;
+StatusOr<StateFileLoad> LoadVersionedStateFile(const std::string& path,
+                                               const StateFileOptions& options,
+                                               const RestoreVersionedStateFn& restore);
 
 // LoadStateFile for a component whose state is one value that
 // `restore(data, State& state, std::vector<std::string>* warnings)` fills in: restores into a

@@ -43,20 +43,37 @@ endforeach()
 #   common:     Status, CpuSet, NumaMask, logging; common_grpc: Status <-> grpc::Status
 #   checkpoint: crash-safe state files (the example plugin's state)
 #   machine:    topology discovery; qos: role table; config: flags plus a JSON config file
-# Each entry is "name:header directory" (headers are installed by their repository path;
-# api's are generated, see below).
 set(QRM_EXPORTED_LIBRARIES
-  api:
-  common:common
-  common_grpc:
-  metrics:common/metrics
-  http:common/http
-  grpc_listener:common/grpc
-  config:common/config
-  checkpoint:checkpoint
-  sdk:plugins/sdk
-  machine:plugins/machine
-  qos:qos)
+  api common common_grpc metrics http grpc_listener config checkpoint sdk machine qos)
+
+# The public headers: what a plugin author includes, and everything those include. The rest
+# (grpc_services.h, netlink.h, sysfs.h, the checkpoint's codecs, ...) are internals of their
+# library and are not installed, so a plugin cannot come to depend on them. The configure
+# step below fails when a public header includes one that is not public. (api's headers are
+# generated; see below.)
+set(QRM_PUBLIC_HEADERS
+  common/status.h common/cpu_set.h common/numa_mask.h common/id_list.h common/log.h
+  common/protocol_keys.h common/grpc_status.h
+  common/metrics/metrics.h common/http/http_server.h common/config/config.h
+  checkpoint/checkpoint_file.h checkpoint/state_file.h checkpoint/journal.h
+  plugins/sdk/resource_plugin.h plugins/sdk/plugin_server.h plugins/sdk/run.h
+  plugins/sdk/pod_ledger.h plugins/sdk/entry_fields.h plugins/sdk/responses.h
+  machine/discovery.h machine/topology.h machine/numa_layout.h
+  qos/qos_requirement.h)
+
+foreach(header IN LISTS QRM_PUBLIC_HEADERS)
+  file(STRINGS ${PROJECT_SOURCE_DIR}/${header} includes REGEX "^#include \"")
+  foreach(line IN LISTS includes)
+    string(REGEX REPLACE "^#include \"([^\"]+)\".*" "\\1" included "${line}")
+    if(NOT included IN_LIST QRM_PUBLIC_HEADERS AND NOT included MATCHES "^api/")
+      message(FATAL_ERROR "QrmInstall: public header ${header} includes ${included}, which is "
+                          "not public; add it to QRM_PUBLIC_HEADERS or stop including it")
+    endif()
+  endforeach()
+  cmake_path(GET header PARENT_PATH header_dir)
+  install(FILES ${PROJECT_SOURCE_DIR}/${header} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/${header_dir}
+          COMPONENT development)
+endforeach()
 
 # The generated protocol headers live in the build tree (api/CMakeLists.txt); their include
 # directory is a plain absolute path there, which an installed package must not carry.
@@ -84,14 +101,7 @@ function(qrm_wrap_build_tree_includes target)
 endfunction()
 
 set(QRM_INSTALLED_TARGETS "")
-foreach(entry IN LISTS QRM_EXPORTED_LIBRARIES)
-  string(REPLACE ":" ";" parts "${entry}")
-  list(GET parts 0 name)
-  list(LENGTH parts count)
-  set(header_dir "")
-  if(count GREATER 1)
-    list(GET parts 1 header_dir)
-  endif()
+foreach(name IN LISTS QRM_EXPORTED_LIBRARIES)
   if(NOT TARGET qrm_${name})
     message(FATAL_ERROR "QrmInstall: library qrm_${name} is exported but does not exist")
   endif()
@@ -101,14 +111,6 @@ foreach(entry IN LISTS QRM_EXPORTED_LIBRARIES)
   target_compile_features(qrm_${name} INTERFACE cxx_std_20)
   qrm_wrap_build_tree_includes(qrm_${name})
   list(APPEND QRM_INSTALLED_TARGETS qrm_${name})
-  if(header_dir)
-    # Non-recursive: common/ holds other libraries' subdirectories (config/, metrics/).
-    file(GLOB headers CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/${header_dir}/*.h)
-    # fake_machine.h belongs to qrm::machine_fake, test support that is not installed.
-    list(FILTER headers EXCLUDE REGEX "/fake_machine\\.h$")
-    install(FILES ${headers} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/${header_dir}
-            COMPONENT development)
-  endif()
 endforeach()
 
 # The generated protocol headers (api/*.pb.h, api/*.grpc.pb.h) are sources of qrm_api.

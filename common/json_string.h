@@ -7,6 +7,8 @@
 #include <string_view>
 
 #include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 
 namespace qrm {
 
@@ -17,6 +19,14 @@ inline std::string_view JsonStringView(const rapidjson::Value& v) {
 
 inline std::string JsonString(const rapidjson::Value& v) {
   return std::string(JsonStringView(v));
+}
+
+// Any value as compact JSON text, for error messages that show what was found.
+inline std::string JsonText(const rapidjson::Value& v) {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  v.Accept(w);
+  return std::string(buf.GetString(), buf.GetSize());
 }
 
 }  // namespace qrm

@@ -34,7 +34,9 @@ class NumaMask {
   constexpr uint64_t bits() const { return bits_; }
   constexpr bool empty() const { return bits_ == 0; }
   constexpr int Count() const { return std::popcount(bits_); }
-  constexpr bool Has(int node) const { return node >= 0 && node < kMaxNodes && ((bits_ >> node) & 1U); }
+  constexpr bool Has(int node) const {
+    return node >= 0 && node < kMaxNodes && ((bits_ >> node) & 1U);
+  }
   constexpr bool IsSubsetOf(NumaMask other) const { return (bits_ & ~other.bits_) == 0; }
 
   constexpr NumaMask With(int node) const { return NumaMask(bits_ | (uint64_t{1} << node)); }

@@ -1,6 +1,8 @@
 #include "common/status.h"
 
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -52,5 +54,17 @@ Status ErrnoError(int err, std::string_view operation, std::string_view what) {
   }
   return Status(code, fmt::format("{} {}: {}", operation, what, std::strerror(err)));
 }
+
+namespace status_internal {
+
+void DieOnValueOfError(const Status& status) {
+  // stderr directly: the logger may not be set up, and this must reach the operator.
+  std::fprintf(stderr, "qrm: fatal: StatusOr::value() read on an error: %s\n",
+               status.ToString().c_str());
+  std::fflush(stderr);
+  std::abort();
+}
+
+}  // namespace status_internal
 
 }  // namespace qrm

@@ -101,6 +101,13 @@ inline Status UnimplementedError(std::string m) {
 // to kPermissionDenied, ENOSPC/EDQUOT to kResourceExhausted, everything else to kInternal.
 Status ErrnoError(int err, std::string_view operation, std::string_view what);
 
+namespace status_internal {
+// Reading the value of a StatusOr that holds an error is a bug in the caller. It ends the
+// process in every build type, printing the error, instead of being undefined behaviour
+// where NDEBUG removes an assert.
+[[noreturn]] void DieOnValueOfError(const Status& status);
+}  // namespace status_internal
+
 // StatusOr<T> holds either a value or a non-OK Status.
 template <typename T>
 class [[nodiscard]] StatusOr {
@@ -116,16 +123,17 @@ class [[nodiscard]] StatusOr {
   bool ok() const { return value_.has_value(); }
   const Status& status() const { return status_; }
 
+  // Checked in every build: on an error these print it and abort.
   T& value() & {
-    assert(ok());
+    CheckHasValue();
     return *value_;
   }
   const T& value() const& {
-    assert(ok());
+    CheckHasValue();
     return *value_;
   }
   T&& value() && {
-    assert(ok());
+    CheckHasValue();
     return std::move(*value_);
   }
   T& operator*() & { return value(); }
@@ -134,6 +142,11 @@ class [[nodiscard]] StatusOr {
   const T* operator->() const { return &value(); }
 
  private:
+  void CheckHasValue() const {
+    if (!value_.has_value()) [[unlikely]]
+      status_internal::DieOnValueOfError(status_);
+  }
+
   Status status_;
   std::optional<T> value_;
 };
@@ -146,3 +159,18 @@ class [[nodiscard]] StatusOr {
     ::qrm::Status qrm_status_ = (expr);        \
     if (!qrm_status_.ok()) return qrm_status_; \
   } while (0)
+
+// Declares or assigns `lhs` from the value of the StatusOr `expr`, or returns its error:
+//   QRM_ASSIGN_OR_RETURN(auto topology, Discover(options));
+//   QRM_ASSIGN_OR_RETURN(config.limit, ParseLimit(text));
+// `lhs` may not contain an unparenthesised comma (declare the variable first instead).
+#define QRM_ASSIGN_OR_RETURN(lhs, expr) \
+  QRM_ASSIGN_OR_RETURN_IMPL_(QRM_STATUS_CONCAT_(qrm_status_or_, __LINE__), lhs, expr)
+
+#define QRM_ASSIGN_OR_RETURN_IMPL_(result, lhs, expr) \
+  auto result = (expr);                               \
+  if (!result.ok()) return result.status();           \
+  lhs = std::move(result).value()
+
+#define QRM_STATUS_CONCAT_INNER_(a, b) a##b
+#define QRM_STATUS_CONCAT_(a, b) QRM_STATUS_CONCAT_INNER_(a, b)

@@ -8,7 +8,7 @@
 #include <rapidjson/document.h>
 
 #include "common/json_string.h"
-#include "cri-shim/annotations.h"
+#include "common/protocol_keys.h"
 #include "cri-shim/quantity.h"
 
 namespace qrm::shim {
@@ -68,9 +68,8 @@ Status ApplyResourcesJson(const Override& o, std::map<std::string, double>& reso
       }
       parsed[name] = v;
     } else if (member.value.IsString()) {
-      auto q = ParseQuantity(where, JsonStringView(member.value));
-      if (!q.ok()) return q.status();
-      parsed[name] = *q;
+      QRM_ASSIGN_OR_RETURN(auto q, ParseQuantity(where, JsonStringView(member.value)));
+      parsed[name] = q;
     } else {
       return InvalidArgumentError(where + ": must be a number or a quantity string");
     }
@@ -93,17 +92,16 @@ StatusOr<pb::ContainerType> ParseContainerType(const Override& o) {
 StatusOr<std::map<std::string, double>> CpuAndMemory(const cri::LinuxContainerResources& r,
                                                      const std::string& prefix) {
   const std::string shares_field = prefix + ".cpu_shares";
-  auto request = CpuRequestFromShares(r.cpu_shares(), shares_field.c_str());
-  if (!request.ok()) return request.status();
+  QRM_ASSIGN_OR_RETURN(auto request, CpuRequestFromShares(r.cpu_shares(), shares_field.c_str()));
   const std::string quota_field = prefix + ".cpu_quota";
-  auto limit = CpuLimitFromQuota(r.cpu_quota(), r.cpu_period(), quota_field.c_str());
-  if (!limit.ok()) return limit.status();
+  QRM_ASSIGN_OR_RETURN(auto limit,
+                       CpuLimitFromQuota(r.cpu_quota(), r.cpu_period(), quota_field.c_str()));
   if (r.memory_limit_in_bytes() < 0) {
     return InvalidArgumentError(fmt::format("{}.memory_limit_in_bytes={}: must be >= 0", prefix,
                                             r.memory_limit_in_bytes()));
   }
-  double cpu = *request;
-  if (r.cpu_shares() == 0 && limit->has_value()) cpu = **limit;
+  double cpu = request;
+  if (r.cpu_shares() == 0 && limit.has_value()) cpu = *limit;
   return std::map<std::string, double>{{"cpu", cpu},
                                        {"memory", static_cast<double>(r.memory_limit_in_bytes())}};
 }

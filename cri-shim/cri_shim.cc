@@ -55,15 +55,13 @@ struct CriShim::Parts {
 };
 
 StatusOr<std::unique_ptr<CriShim>> CriShim::Create(ShimOptions options, host::Host& host) {
-  auto cri = ParseEndpoint("cri_socket", options.cri_socket);
-  if (!cri.ok()) return cri.status();
+  QRM_ASSIGN_OR_RETURN(auto cri, ParseEndpoint("cri_socket", options.cri_socket));
   auto runtime = ParseEndpoint("runtime_endpoint", options.runtime_endpoint);
   if (!runtime.ok()) return runtime.status();
-  auto image = options.image_endpoint.empty()
-                   ? runtime
-                   : ParseEndpoint("image_endpoint", options.image_endpoint);
-  if (!image.ok()) return image.status();
-  if (cri->path == runtime->path || cri->path == image->path) {
+  QRM_ASSIGN_OR_RETURN(auto image, options.image_endpoint.empty()
+                                       ? runtime
+                                       : ParseEndpoint("image_endpoint", options.image_endpoint));
+  if (cri.path == runtime->path || cri.path == image.path) {
     return InvalidArgumentError(fmt::format(
         "cri_socket \"{}\" is the runtime's own socket: the shim would forward to itself",
         options.cri_socket));
@@ -81,14 +79,13 @@ StatusOr<std::unique_ptr<CriShim>> CriShim::Create(ShimOptions options, host::Ho
   }
   std::optional<gid_t> gid;
   if (options.socket_group) {
-    auto resolved = ResolveGroup("socket_group", *options.socket_group);
-    if (!resolved.ok()) return resolved.status();
-    gid = *resolved;
+    QRM_ASSIGN_OR_RETURN(auto resolved, ResolveGroup("socket_group", *options.socket_group));
+    gid = resolved;
   }
   std::unique_ptr<CriShim> shim(new CriShim(std::move(options), host));
-  shim->cri_ = *cri;
+  shim->cri_ = cri;
   shim->runtime_ = *runtime;
-  shim->image_ = *image;
+  shim->image_ = image;
   shim->socket_gid_ = gid;
   shim->parts_ = std::make_unique<Parts>(shim->options_, host, shim->runtime_, shim->image_);
   return shim;
@@ -146,8 +143,7 @@ Status CriShim::Serve() {
        fmt::format(".{}.{}", std::filesystem::path(cri_.path).filename().string(), ::getpid()))
           .string();
   ::unlink(temporary.c_str());
-  auto fd = ListenUnixSocket(temporary);
-  if (!fd.ok()) return fd.status();
+  QRM_ASSIGN_OR_RETURN(auto fd, ListenUnixSocket(temporary));
   grpc::ServerBuilder builder;  // no listening port: the listener hands it connections
   builder.RegisterService(&parts_->unary_service);
   builder.RegisterCallbackGenericService(&parts_->generic_service);
@@ -155,7 +151,7 @@ Status CriShim::Serve() {
   builder.SetMaxSendMessageSize(options_.max_message_bytes);
   parts_->server = builder.BuildAndStart();
   if (!parts_->server) {
-    ::close(*fd);
+    ::close(fd);
     ::unlink(temporary.c_str());
     return UnavailableError(fmt::format("cannot serve on {}", cri_.path));
   }
@@ -172,9 +168,9 @@ Status CriShim::Serve() {
     anyone.max_connections_per_peer = options_.max_connections_per_peer;
     parts_->listener =
         std::make_unique<PeerCheckedListener>(cri_.path, anyone, SocketPermissions{}, "cri");
-    s = parts_->listener->Adopt(parts_->server.get(), *fd);
+    s = parts_->listener->Adopt(parts_->server.get(), fd);
   } else {
-    ::close(*fd);
+    ::close(fd);
   }
   if (!s.ok()) {
     parts_->listener.reset();

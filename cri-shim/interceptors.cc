@@ -208,6 +208,14 @@ Answer Interceptors::CreateContainer(InterceptedCall& call, PhaseClock& clock) {
     answer = Forward(call, call.request(), clock, Phase::kEncode);
   }
 
+  return RecordCreate(request, key, ref, host::Fingerprint(admitted->update), std::move(answer),
+                      clock);
+}
+
+Answer Interceptors::RecordCreate(const cri::CreateContainerRequest& request,
+                                  const ContainerKey& key, const PodRef& ref,
+                                  uint64_t sent_fingerprint, Answer answer, PhaseClock& clock) {
+  auto log = Logger("cri-shim");
   cri::CreateContainerResponse response;
   const bool created = answer.status.ok() && ParseByteBuffer(answer.response, &response) &&
                        !response.container_id().empty();
@@ -224,8 +232,8 @@ Answer Interceptors::CreateContainer(InterceptedCall& call, PhaseClock& clock) {
     // A reconcile tick may have changed this container's values (say, a dedicated admission
     // shrank the shared pool) while the create was in flight; its update found no container
     // to apply to. Send the newest values now, so the new container never keeps stale CPUs.
-    const uint64_t has = ReapplyIfChanged(key, host::Fingerprint(admitted->update),
-                                          "while its CreateContainer was in flight");
+    const uint64_t has =
+        ReapplyIfChanged(key, sent_fingerprint, "while its CreateContainer was in flight");
     {
       std::lock_guard created_lock(created_mu_);
       created_with_[c.id] = {has, request.pod_sandbox_id()};

@@ -39,6 +39,8 @@
 #include <optional>
 #include <string>
 
+#include "common/log.h"
+#include "common/pod_locks.h"
 #include "cri-shim/call_phases.h"
 #include "cri-shim/counters.h"
 #include "cri-shim/intercepted_call.h"
@@ -46,7 +48,10 @@
 #include "cri-shim/runtime_index.h"
 #include "cri-shim/shim_options.h"
 #include "qrm/host/host.h"
-#include "qrm/state/pod_locks.h"
+
+namespace runtime::v1 {
+class CreateContainerRequest;  // cri_runtime_v1.pb.h: kept out of this header, it is heavy
+}  // namespace runtime::v1
 
 namespace qrm::shim {
 
@@ -71,6 +76,11 @@ class Interceptors {
 
  private:
   Answer CreateContainer(InterceptedCall& call, PhaseClock& clock);
+  // After the runtime answered an admitted CreateContainer: tracks the new container (and
+  // sends it values that changed meanwhile), or releases the admission the runtime refused.
+  Answer RecordCreate(const ::runtime::v1::CreateContainerRequest& request, const ContainerKey& key,
+                      const PodRef& ref, uint64_t sent_fingerprint, Answer answer,
+                      PhaseClock& clock);
   Answer StartContainer(InterceptedCall& call, PhaseClock& clock);
   Answer RemoveContainer(InterceptedCall& call, PhaseClock& clock);
   Answer StopOrRemovePodSandbox(InterceptedCall& call, bool remove, PhaseClock& clock);
@@ -96,7 +106,7 @@ class Interceptors {
   ShimCounters& counters_;
   // The shim's own per-pod locks (Admission locks its own per call; sharing them would
   // deadlock, since the shim calls Admission while holding the pod).
-  host::PodLocks pod_locks_;
+  PodLocks pod_locks_;
   CallPhases phases_{metrics::Default()};
   // The owned values each created, not yet started container got. containerd reads the spec
   // when StartContainer begins, so an update it accepts while the start is in progress only

@@ -1,6 +1,6 @@
 #include "cri-shim/pod_info.h"
 
-#include "cri-shim/annotations.h"
+#include "common/protocol_keys.h"
 
 namespace qrm::shim {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "cri-shim/annotations.h"
+#include "common/protocol_keys.h"
 
 namespace qrm::shim {
 

@@ -56,9 +56,8 @@ Status PrepareSocketPath(const std::string& path) {
     return AlreadyExistsError(
         fmt::format("CRI socket path {} exists and is not a socket; not removing it", path));
   }
-  auto listening = SomeoneListens(path);
-  if (!listening.ok()) return listening.status();
-  if (*listening) {
+  QRM_ASSIGN_OR_RETURN(auto listening, SomeoneListens(path));
+  if (listening) {
     return FailedPreconditionError(
         fmt::format("another process is serving on {} (is qrm-host already running?)", path));
   }

@@ -110,9 +110,8 @@ StatusOr<QosRequirement> ResolveQos(const std::map<std::string, std::string>& an
     return req;
   }
   if (std::string level = Find(annotations, kQosLevelKey); !level.empty()) {
-    auto parsed = ParseQosLevel(level);
-    if (!parsed.ok()) return parsed.status();
-    req.level = *parsed;
+    QRM_ASSIGN_OR_RETURN(auto parsed, ParseQosLevel(level));
+    req.level = parsed;
     req.annotated = true;
   }
   if (std::string enh = Find(annotations, kMemoryEnhancementKey); !enh.empty()) {

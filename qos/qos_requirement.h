@@ -24,19 +24,10 @@
 #include <vector>
 
 #include "api/resourceplugin_v1alpha1.pb.h"
+#include "common/protocol_keys.h"
 #include "common/status.h"
 
 namespace qrm::qos {
-
-inline constexpr std::string_view kQosLevelKey = "katalyst.kubewharf.io/qos_level";
-inline constexpr std::string_view kMemoryEnhancementKey =
-    "katalyst.kubewharf.io/memory_enhancement";
-// The kubewharf kubelet's pod role label and pod type annotation
-// (staging/src/k8s.io/kubelet/pkg/apis/resourceplugin/v1alpha1/constants.go).
-inline constexpr std::string_view kPodRoleLabelKey = "katalyst.kubewharf.io/pod_role";
-inline constexpr std::string_view kPodTypeKey = "katalyst.kubewharf.io/pod_type";
-// The QRM design document's role annotation (qrm's extension; the label wins over it).
-inline constexpr std::string_view kPodRoleKey = "kubernetes.io/pod-role";
 
 enum class QosLevel { kShared, kReclaimed, kDedicated, kSystem };
 

@@ -19,13 +19,6 @@
 namespace qrm::qos {
 namespace {
 
-std::string JsonText(const rapidjson::Value& v) {
-  rapidjson::StringBuffer buf;
-  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
-  v.Accept(w);
-  return buf.GetString();
-}
-
 Status RoleError(const std::string& role, std::string_view key, const rapidjson::Value& value,
                  std::string_view expected) {
   return InvalidArgumentError(fmt::format("roles: role {} key \"{}\": invalid value {} ({})",
@@ -109,9 +102,8 @@ StatusOr<RoleTable> RoleTable::Parse(std::string_view json) {
       return InvalidArgumentError(
           fmt::format("roles: role {} is defined twice; merge the two definitions", Quote(name)));
     }
-    auto spec = ParseRole(name, m.value);
-    if (!spec.ok()) return spec.status();
-    table.roles_.emplace(name, std::move(*spec));
+    QRM_ASSIGN_OR_RETURN(auto spec, ParseRole(name, m.value));
+    table.roles_.emplace(name, std::move(spec));
   }
   for (const auto& [name, spec] : table.roles_) {
     for (const std::string& other : spec.numa_anti_affinity) {

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "checkpoint/checkpoint_file.h"
-#include "plugins/machine/discovery.h"
+#include "machine/discovery.h"
 #include "qrmctl/admin_client.h"
 #include "qrmctl/cpu_map.h"
 #include "qrmctl/table_cells.h"

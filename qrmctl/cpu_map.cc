@@ -4,12 +4,11 @@
 #include <tuple>
 
 #include "common/cpu_set.h"
+#include "common/protocol_keys.h"
 
 namespace qrm::ctl {
 namespace {
 
-constexpr const char* kAllocatableCpus = "qrm.io/cpus";
-constexpr const char* kReclaimedCpus = "qrm.io/reclaimed-cpus";
 constexpr const char kPodKeys[] = "abcdefghijklmnopqrstuvwxyzABDEFGHIJKLMNOPQTUVWXYZ0123456789";
 
 CpuSet Parse(const std::string& text) {
@@ -19,19 +18,22 @@ CpuSet Parse(const std::string& text) {
 
 }  // namespace
 
-CpuMap BuildCpuMap(const machine::MachineTopology& machine,
-                   const ::qrm::admin::v1::ListAllocationsResponse& allocations,
-                   const ::qrm::admin::v1::GetAllocatableResponse& allocatable) {
-  CpuMap map;
+namespace {
+
+namespace admin = ::qrm::admin::v1;
+
+// The pools as the plugins report them: every CPU reserved, reclaimed or shared; memory per node.
+void AddPools(const machine::MachineTopology& machine,
+              const admin::GetAllocatableResponse& allocatable, CpuMap& map) {
   CpuSet allocatable_cpus;
   CpuSet reclaimed_pool;  // as the CPU plugin reports it
   if (auto it = allocatable.resources().find("cpu"); it != allocatable.resources().end()) {
     for (const auto& q : it->second.topology_aware_allocatable_quantity_list()) {
-      if (auto a = q.annotations().find(kAllocatableCpus); a != q.annotations().end()) {
+      if (auto a = q.annotations().find(kCpusAnnotation); a != q.annotations().end()) {
         allocatable_cpus = allocatable_cpus.Union(Parse(a->second));
         map.cpu_plugin_reported = true;
       }
-      if (auto a = q.annotations().find(kReclaimedCpus); a != q.annotations().end()) {
+      if (auto a = q.annotations().find(kReclaimedCpusAnnotation); a != q.annotations().end()) {
         reclaimed_pool = reclaimed_pool.Union(Parse(a->second));
       }
     }
@@ -58,6 +60,25 @@ CpuMap BuildCpuMap(const machine::MachineTopology& machine,
     }
     map.cpus[cpu.id] = cell;
   }
+}
+
+// One container's memory, spread evenly over the nodes of its hint.
+void AddMemory(const admin::ContainerAllocation& c, CpuMap& map) {
+  auto mem = c.resources().find("memory");
+  if (mem == c.resources().end()) return;
+  const auto& hints = mem->second.resource_hints().hints();
+  if (hints.empty() || hints[0].nodes_size() == 0) return;
+  const double share = mem->second.allocated_quantity() / hints[0].nodes_size();
+  for (uint64_t node : hints[0].nodes()) map.memory[static_cast<int>(node)].allocated += share;
+}
+
+}  // namespace
+
+CpuMap BuildCpuMap(const machine::MachineTopology& machine,
+                   const admin::ListAllocationsResponse& allocations,
+                   const admin::GetAllocatableResponse& allocatable) {
+  CpuMap map;
+  AddPools(machine, allocatable, map);
   // CPUs shared_cores containers run on: with a reclaimed pool of size 0, reclaimed_cores
   // containers share these, and the CPUs stay marked as the shared pool.
   CpuSet shared_cpus;
@@ -67,25 +88,17 @@ CpuMap BuildCpuMap(const machine::MachineTopology& machine,
     }
   }
   // Keys in pod name order, so pictures of the same state always look the same.
-  std::vector<const ::qrm::admin::v1::PodAllocation*> pods;
+  std::vector<const admin::PodAllocation*> pods;
   for (const auto& pod : allocations.pods()) pods.push_back(&pod);
   std::sort(pods.begin(), pods.end(), [](const auto* a, const auto* b) {
     return std::tie(a->namespace_(), a->name()) < std::tie(b->namespace_(), b->name());
   });
   size_t next_key = 0;
-  for (const auto* pod_ptr : pods) {
-    const auto& pod = *pod_ptr;
-    const std::string pod_name = pod.namespace_() + "/" + pod.name();
+  for (const auto* pod : pods) {
+    const std::string pod_name = pod->namespace_() + "/" + pod->name();
     char key = 0;
-    for (const auto& c : pod.containers()) {
-      if (auto mem = c.resources().find("memory"); mem != c.resources().end()) {
-        const auto& hints = mem->second.resource_hints().hints();
-        if (!hints.empty() && hints[0].nodes_size() > 0) {
-          const double share = mem->second.allocated_quantity() / hints[0].nodes_size();
-          for (uint64_t node : hints[0].nodes())
-            map.memory[static_cast<int>(node)].allocated += share;
-        }
-      }
+    for (const auto& c : pod->containers()) {
+      AddMemory(c, map);
       const CpuSet cpus = Parse(c.cpuset_cpus());
       if (c.qos_level() == "dedicated_cores") {
         if (key == 0) {
@@ -93,8 +106,7 @@ CpuMap BuildCpuMap(const machine::MachineTopology& machine,
           map.legend.emplace_back(key, pod_name);
         }
         for (int id : cpus) {
-          if (!map.cpus.contains(id)) continue;
-          map.cpus[id] = CpuCell{Owner::kDedicated, pod_name, key};
+          if (map.cpus.contains(id)) map.cpus[id] = CpuCell{Owner::kDedicated, pod_name, key};
         }
       } else if (c.qos_level() == "reclaimed_cores") {
         for (int id : cpus) {

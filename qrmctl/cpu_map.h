@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "api/admin_v1.pb.h"
-#include "plugins/machine/topology.h"
+#include "machine/topology.h"
 
 namespace qrm::ctl {
 

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "plugins/machine/topology.h"
+#include "machine/topology.h"
 #include "qrmctl/cpu_map.h"
 
 namespace qrm::ctl {

@@ -28,9 +28,9 @@
 #include "common/log.h"
 #include "cri-shim/cri_shim.h"
 #include "qrm/host/host.h"
-#include "tests/e2e/support/containerd.h"
-#include "tests/e2e/support/cri_client.h"
-#include "tests/support/temp_dir.h"
+#include "testing/e2e/containerd.h"
+#include "testing/e2e/cri_client.h"
+#include "testing/temp_dir.h"
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include "bench/cri_shim/histogram_deltas.h"
 #include "bench/cri_shim/paired_timing.h"
 #include "common/metrics/metrics.h"
-#include "tests/support/child_process.h"
+#include "testing/child_process.h"
 
 namespace qrm::bench {
 namespace {

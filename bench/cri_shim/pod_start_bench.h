@@ -8,8 +8,8 @@
 #pragma once
 
 #include "qrm/host/host.h"
-#include "tests/e2e/support/cri_client.h"
-#include "tests/support/temp_dir.h"
+#include "testing/e2e/cri_client.h"
+#include "testing/temp_dir.h"
 
 namespace qrm::bench {
 

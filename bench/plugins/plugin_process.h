@@ -20,8 +20,8 @@
 #include <unistd.h>
 
 #include "api/resourceplugin_v1alpha1.grpc.pb.h"
-#include "plugins/machine/fake_machine.h"
-#include "tests/support/child_process.h"
+#include "testing/child_process.h"
+#include "testing/machine/fake_machine.h"
 
 namespace qrm::bench {
 

@@ -1,5 +1,5 @@
 // A whole qrm node for the scale benchmarks, as production runs it: a private real
-// containerd (tests/e2e/support), the qrm-host binary in front of it and the real
+// containerd (testing/e2e), the qrm-host binary in front of it and the real
 // qrm-cpu-plugin, qrm-memory-plugin and qrm-nic-plugin processes on this machine's topology.
 // Like tests/e2e/host/node_fixture.h, without Catch2: errors are Status values, so a
 // benchmark can report them and still clean up. Needs root (containerd).
@@ -13,10 +13,10 @@
 
 #include "api/admin_v1.grpc.pb.h"
 #include "common/status.h"
-#include "tests/e2e/support/containerd.h"
-#include "tests/e2e/support/cri_client.h"
-#include "tests/support/child_process.h"
-#include "tests/support/temp_dir.h"
+#include "testing/child_process.h"
+#include "testing/e2e/containerd.h"
+#include "testing/e2e/cri_client.h"
+#include "testing/temp_dir.h"
 
 namespace qrm::bench {
 

@@ -183,13 +183,11 @@ void HostFlags::AddOperationFlags() {
 Status HostFlags::FinishSockets(HostConfig& c) const {
   auto uids = ParseUidList(socket_allowed_uids_, "socket_allowed_uids");
   if (!uids.ok()) return uids.status();
-  auto gids = ParseGidList(socket_allowed_gids_, "socket_allowed_gids");
-  if (!gids.ok()) return gids.status();
+  QRM_ASSIGN_OR_RETURN(auto gids, ParseGidList(socket_allowed_gids_, "socket_allowed_gids"));
   std::optional<gid_t> group;
   if (!qrm_socket_group_.empty()) {
-    auto gid = ResolveGroup(qrm_socket_group_, "socket_group");
-    if (!gid.ok()) return gid.status();
-    group = *gid;
+    QRM_ASSIGN_OR_RETURN(auto gid, ResolveGroup(qrm_socket_group_, "socket_group"));
+    group = gid;
   }
   const SocketPermissions perms = SocketPermissionsFor(group);
   if (max_connections_per_peer_ < 0) {
@@ -201,7 +199,7 @@ Status HostFlags::FinishSockets(HostConfig& c) const {
         fmt::format("metrics_max_connections_per_address: invalid value {} (1 or more)",
                     c.http_limits.max_per_address));
   }
-  const PeerAllowlist allow{*uids, *gids, false, max_connections_per_peer_};
+  const PeerAllowlist allow{*uids, gids, false, max_connections_per_peer_};
   c.shim.max_connections_per_peer = max_connections_per_peer_;
   c.host.registry.allow = allow;
   c.host.registry.socket_permissions = perms;
@@ -209,18 +207,17 @@ Status HostFlags::FinishSockets(HostConfig& c) const {
   c.admin.permissions = perms;
   c.pod_resources.permissions = perms;
   if (!admin_allowed_uids_.empty()) {
-    auto admin_uids = ParseUidList(admin_allowed_uids_, "admin_allowed_uids");
-    if (!admin_uids.ok()) return admin_uids.status();
-    c.admin.allow.uids = *admin_uids;
+    QRM_ASSIGN_OR_RETURN(auto admin_uids, ParseUidList(admin_allowed_uids_, "admin_allowed_uids"));
+    c.admin.allow.uids = admin_uids;
   }
-  auto max_message = config::ParseBytes(plugin_max_message_size_, "plugin_max_message_size");
-  if (!max_message.ok()) return max_message.status();
-  if (*max_message < 4096 || *max_message > (1ULL << 30)) {
+  QRM_ASSIGN_OR_RETURN(auto max_message,
+                       config::ParseBytes(plugin_max_message_size_, "plugin_max_message_size"));
+  if (max_message < 4096 || max_message > (1ULL << 30)) {
     return InvalidArgumentError(
         fmt::format("plugin_max_message_size: {} is out of range (4Ki to 1Gi)",
                     Quote(plugin_max_message_size_)));
   }
-  c.host.registry.max_message_bytes = static_cast<int>(*max_message);
+  c.host.registry.max_message_bytes = static_cast<int>(max_message);
   // Plugin answers may name only the CPUs and NUMA nodes of the machine the host runs on.
   c.host.registry.machine_sysfs_root = c.host.sysfs_root;
   return Status::Ok();
@@ -229,11 +226,10 @@ Status HostFlags::FinishSockets(HostConfig& c) const {
 // Failure policies, the role table and accompanying resources.
 Status HostFlags::FinishQos(HostConfig& c) const {
   for (const std::string& f : failure_policies_) {
-    auto kv = SplitPair(f, "failure_policy", "LEVEL=fail|ignore");
-    if (!kv.ok()) return kv.status();
-    auto p = ParseFailurePolicy(kv->second);
+    QRM_ASSIGN_OR_RETURN(auto kv, SplitPair(f, "failure_policy", "LEVEL=fail|ignore"));
+    auto p = ParseFailurePolicy(kv.second);
     if (!p.ok()) return p.status().WithContext("failure_policy");
-    QRM_RETURN_IF_ERROR(c.host.admission.failure_policies.Set(kv->first, *p));
+    QRM_RETURN_IF_ERROR(c.host.admission.failure_policies.Set(kv.first, *p));
   }
   auto roles = qos::LoadRoleTable(roles_json_, roles_file_);
   if (!roles.ok()) return roles.status();
@@ -249,19 +245,16 @@ Status HostFlags::FinishQos(HostConfig& c) const {
 
 // Durations: the reconcile period and the plugin and runtime deadlines.
 Status HostFlags::FinishDurations(HostConfig& c) const {
-  auto period = config::ParseDuration(reconcile_period_, "reconcile_period");
-  if (!period.ok()) return period.status();
-  if (period->count() < 10) {
+  QRM_ASSIGN_OR_RETURN(auto period, config::ParseDuration(reconcile_period_, "reconcile_period"));
+  if (period.count() < 10) {
     return InvalidArgumentError(
         fmt::format("reconcile_period: {} is too short (at least 10ms)", Quote(reconcile_period_)));
   }
-  c.host.reconcile_period = *period;
-  auto rpc = config::ParseDuration(rpc_timeout_, "plugin_rpc_timeout");
-  if (!rpc.ok()) return rpc.status();
-  c.host.admission.rpc_timeout = *rpc;
-  auto runtime = config::ParseDuration(runtime_timeout_, "runtime_timeout");
-  if (!runtime.ok()) return runtime.status();
-  c.shim.runtime_timeout = *runtime;
+  c.host.reconcile_period = period;
+  QRM_ASSIGN_OR_RETURN(auto rpc, config::ParseDuration(rpc_timeout_, "plugin_rpc_timeout"));
+  c.host.admission.rpc_timeout = rpc;
+  QRM_ASSIGN_OR_RETURN(auto runtime, config::ParseDuration(runtime_timeout_, "runtime_timeout"));
+  c.shim.runtime_timeout = runtime;
   return Status::Ok();
 }
 
@@ -291,9 +284,8 @@ Status HostFlags::FinishAdmission(HostConfig& c) const {
   for (const std::string& a : aliases_) {
     auto kv = SplitPair(a, "resource_alias", "FROM=TO[:SCALE]");
     if (!kv.ok()) return kv.status();
-    auto alias = ParseAliasTarget(kv->second, a);
-    if (!alias.ok()) return alias.status();
-    c.host.admission.resource_aliases[kv->first] = *alias;
+    QRM_ASSIGN_OR_RETURN(auto alias, ParseAliasTarget(kv->second, a));
+    c.host.admission.resource_aliases[kv->first] = alias;
   }
   if (c.host.worker_threads == 0 || c.host.worker_threads > 1024) {
     return InvalidArgumentError(
@@ -304,18 +296,16 @@ Status HostFlags::FinishAdmission(HostConfig& c) const {
 
 // The CRI socket: message limit, namespaces passed through, mode and group.
 Status HostFlags::FinishShim(HostConfig& c) const {
-  auto max_message = config::ParseBytes(max_message_size_, "max_message_size");
-  if (!max_message.ok()) return max_message.status();
-  if (*max_message < 4096 || *max_message > (1ULL << 30)) {
+  QRM_ASSIGN_OR_RETURN(auto max_message, config::ParseBytes(max_message_size_, "max_message_size"));
+  if (max_message < 4096 || max_message > (1ULL << 30)) {
     return InvalidArgumentError(
         fmt::format("max_message_size: {} is out of range (4Ki to 1Gi)", Quote(max_message_size_)));
   }
-  c.shim.max_message_bytes = static_cast<int>(*max_message);
+  c.shim.max_message_bytes = static_cast<int>(max_message);
   c.shim.skip_namespaces.insert(skip_namespaces_.begin(), skip_namespaces_.end());
   if (!socket_mode_.empty()) {
-    auto mode = ParseMode(socket_mode_, "cri_socket_mode");
-    if (!mode.ok()) return mode.status();
-    c.shim.socket_mode = *mode;
+    QRM_ASSIGN_OR_RETURN(auto mode, ParseMode(socket_mode_, "cri_socket_mode"));
+    c.shim.socket_mode = mode;
   }
   if (!socket_group_.empty()) c.shim.socket_group = socket_group_;
   return Status::Ok();

@@ -22,7 +22,7 @@
 #include "common/stop_stack.h"
 #include "cri-shim/cri_shim.h"
 #include "qrm/admin/admin_server.h"
-#include "qrm/host/numa_sysfs.h"
+#include "qrm/host/host.h"
 #include "qrm/podresources/pod_resources_server.h"
 
 namespace {

@@ -10,7 +10,7 @@
 
 #include "common/config/config.h"
 #include "common/log.h"
-#include "plugins/machine/discovery.h"
+#include "machine/discovery.h"
 #include "plugins/memory/memory_plugin.h"
 #include "plugins/sdk/run.h"
 

@@ -12,7 +12,7 @@
 
 #include "common/config/config.h"
 #include "common/log.h"
-#include "plugins/machine/discovery.h"
+#include "machine/discovery.h"
 #include "plugins/nic/nic_plugin.h"
 #include "plugins/sdk/run.h"
 
@@ -83,12 +83,10 @@ void AddNicFlags(po::options_description& desc, Flags& f) {
       "numa_anti_affinity})");
   add("roles-file", po::value(&f.roles_file)->default_value(""),
       "file holding the role table JSON (the same file qrm-host's --roles-file names)");
-  add("resource-name",
-      po::value(&f.config.resource_name)->default_value(qrm::nic::kDefaultResourceName),
+  add("resource-name", po::value(&f.config.resource_name)->default_value(qrm::kNicResourceName),
       "the resource this plugin serves");
   add("bandwidth-resource-name",
-      po::value(&f.config.bandwidth_resource_name)
-          ->default_value(qrm::nic::kDefaultBandwidthResourceName),
+      po::value(&f.config.bandwidth_resource_name)->default_value(qrm::kNicBandwidthResourceName),
       "resource requesting NIC bandwidth in Mb/s (\"\" turns bandwidth accounting off)");
   add("bandwidth-ratio", po::value(&f.config.bandwidth_ratio)->default_value(1.0),
       "share of a NIC's link speed that may be allocated");
@@ -109,9 +107,8 @@ qrm::Status FinishFlags(Flags& f) {
   auto roles = qrm::qos::LoadRoleTable(f.roles_json, f.roles_file);
   if (!roles.ok()) return roles.status();
   f.config.roles = std::move(*roles);
-  auto nics = qrm::nic::ParseNicAllowlist(f.allowlist);
-  if (!nics.ok()) return nics.status();
-  f.config.allowlist = std::move(*nics);
+  QRM_ASSIGN_OR_RETURN(auto nics, qrm::nic::ParseNicAllowlist(f.allowlist));
+  f.config.allowlist = std::move(nics);
   f.server.register_with_host = !f.no_register;
   f.discovery.discover_nics = true;
   return f.config.Validate();

@@ -114,16 +114,14 @@ StatusOr<po::parsed_options> ParseFile(const std::string& path,
       if (!v.GetBool()) continue;
     } else if (v.IsArray() && max_tokens > 1) {
       for (const auto& item : v.GetArray()) {
-        auto s = ScalarText(path, key, item);
-        if (!s.ok()) return s.status();
-        opt.value.push_back(*s);
+        QRM_ASSIGN_OR_RETURN(auto s, ScalarText(path, key, item));
+        opt.value.push_back(s);
       }
     } else if (v.IsObject() || v.IsArray()) {
       opt.value.push_back(Compact(v));
     } else {
-      auto s = ScalarText(path, key, v);
-      if (!s.ok()) return s.status();
-      opt.value.push_back(*s);
+      QRM_ASSIGN_OR_RETURN(auto s, ScalarText(path, key, v));
+      opt.value.push_back(s);
     }
     opt.original_tokens = {"config:" + key};
     parsed.options.push_back(std::move(opt));

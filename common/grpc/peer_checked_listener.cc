@@ -59,9 +59,8 @@ StatusOr<std::set<gid_t>> ParseGidList(const std::string& text, const std::strin
           fmt::format("{}: invalid value {} (expected group names or ids, comma-separated)", flag,
                       Quote(text)));
     }
-    auto gid = ResolveGroup(item, flag);
-    if (!gid.ok()) return gid.status();
-    out.insert(*gid);
+    QRM_ASSIGN_OR_RETURN(auto gid, ResolveGroup(item, flag));
+    out.insert(gid);
   }
   return out;
 }
@@ -81,13 +80,12 @@ PeerCheckedListener::~PeerCheckedListener() {
 
 Status PeerCheckedListener::Start(grpc::Server* server) {
   QRM_RETURN_IF_ERROR(PrepareSocketPath(path_, perms_));
-  auto fd = ListenUnixSocket(path_);
-  if (!fd.ok()) return fd.status();
+  QRM_ASSIGN_OR_RETURN(auto fd, ListenUnixSocket(path_));
   if (Status s = ApplySocketPermissions(path_, perms_); !s.ok()) {
-    ::close(*fd);
+    ::close(fd);
     return s;
   }
-  return Adopt(server, *fd);
+  return Adopt(server, fd);
 }
 
 Status PeerCheckedListener::Adopt(grpc::Server* server, int listen_fd) {

@@ -148,12 +148,11 @@ class HttpServer::Impl {
   ~Impl() { Stop(); }
 
   Status Start() {
-    auto endpoint = ParseAddress(address_);
-    if (!endpoint.ok()) return endpoint.status();
+    QRM_ASSIGN_OR_RETURN(auto endpoint, ParseAddress(address_));
     beast::error_code ec;
-    acceptor_.open(endpoint->protocol(), ec);
+    acceptor_.open(endpoint.protocol(), ec);
     if (!ec) acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
-    if (!ec) acceptor_.bind(*endpoint, ec);
+    if (!ec) acceptor_.bind(endpoint, ec);
     if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
     if (ec) {
       return UnavailableError(fmt::format("metrics_address {}: {}", address_, ec.message()));
@@ -162,7 +161,7 @@ class HttpServer::Impl {
     Accept();
     thread_ = std::thread([this] { io_.run(); });
     Logger("http")->info("serving /metrics /healthz /readyz on {}",
-                         fmt::format("{}:{}", endpoint->address().to_string(), port_));
+                         fmt::format("{}:{}", endpoint.address().to_string(), port_));
     return Status::Ok();
   }
 

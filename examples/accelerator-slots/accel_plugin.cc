@@ -7,32 +7,12 @@
 
 #include <fmt/format.h>
 
-#include "checkpoint/checkpoint_file.h"
 #include "common/log.h"
-#include "common/protocol_annotations.h"
+#include "common/protocol_keys.h"
+#include "plugins/sdk/responses.h"
 
 namespace qrm::example {
 namespace {
-
-// The request fields that say which container an answer is about; the host
-// does not need them back, but echoing them makes logs and captures readable.
-template <typename Response>
-void EchoIdentity(const pb::ResourceRequest& req, const std::string& resource, Response* resp) {
-  resp->set_pod_uid(req.pod_uid());
-  resp->set_pod_namespace(req.pod_namespace());
-  resp->set_pod_name(req.pod_name());
-  resp->set_container_name(req.container_name());
-  resp->set_container_type(req.container_type());
-  resp->set_container_index(req.container_index());
-  resp->set_pod_role(req.pod_role());
-  resp->set_pod_type(req.pod_type());
-  resp->set_resource_name(resource);
-  resp->set_native_qos_class(req.native_qos_class());
-}
-
-PodRef Ref(const pb::ResourceRequest& req) {
-  return {req.pod_uid(), req.pod_namespace(), req.pod_name(), req.container_name()};
-}
 
 pb::TopologyHint ToProto(NumaMask nodes, bool preferred) {
   pb::TopologyHint hint;
@@ -56,7 +36,7 @@ StatusOr<std::unique_ptr<AccelPlugin>> AccelPlugin::Create(AccelConfig config) {
   if (!pool.ok()) return pool.status();
   std::unique_ptr<AccelPlugin> plugin(new AccelPlugin(std::move(config), std::move(*pool)));
   std::lock_guard lock(plugin->mu_);
-  QRM_RETURN_IF_ERROR(plugin->Load());
+  QRM_RETURN_IF_ERROR(plugin->Restore());
   return plugin;
 }
 
@@ -94,7 +74,7 @@ StatusOr<pb::ResourceHintsResponse> AccelPlugin::GetTopologyHints(const pb::Reso
   StatusOr<int> n = RequestedSlots(req);
   if (!n.ok()) return n.status();
   pb::ResourceHintsResponse resp;
-  EchoIdentity(req, config_.resource, &resp);
+  sdk::EchoIdentity(req, config_.resource, &resp);
   // Nothing requested: leave our resource out of resource_hints altogether.
   // An absent entry means "no preference"; an empty list would mean "cannot
   // be satisfied" and could get the pod rejected.
@@ -123,7 +103,7 @@ StatusOr<pb::ResourceAllocationResponse> AccelPlugin::Allocate(const pb::Resourc
   StatusOr<int> n = RequestedSlots(req);
   if (!n.ok()) return n.status();  // the host prefixes the pod and container itself
   pb::ResourceAllocationResponse resp;
-  EchoIdentity(req, config_.resource, &resp);
+  sdk::EchoIdentity(req, config_.resource, &resp);
   auto& allocations = *resp.mutable_allocation_result()->mutable_resource_allocation();
 
   std::lock_guard lock(mu_);
@@ -148,7 +128,10 @@ StatusOr<pb::ResourceAllocationResponse> AccelPlugin::Allocate(const pb::Resourc
   pod.ns = req.pod_namespace();
   ContainerSlots& slots = pod.containers[req.container_name()];
   slots = {*grant, *within, req.hint().preferred()};
-  if (Status saved = Save(); !saved.ok()) {
+  const StoredSlots stored{pod.name, pod.ns, slots};
+  if (Status saved =
+          ledger_ ? ledger_->Put(req.pod_uid(), req.container_name(), stored) : Status::Ok();
+      !saved.ok()) {
     // Undo, so memory matches the file; the host rolls the admission back.
     pool_.Release(*grant);
     pod.containers.erase(req.container_name());
@@ -157,7 +140,8 @@ StatusOr<pb::ResourceAllocationResponse> AccelPlugin::Allocate(const pb::Resourc
   }
   allocations[config_.resource] = InfoFor(slots);
   Logger("accel-slots")
-      ->info("{}: allocated {} (free: {})", Ref(req), grant->ToString(), pool_.FreeSummary());
+      ->info("{}: allocated {} (free: {})", sdk::RefOf(req), grant->ToString(),
+             pool_.FreeSummary());
   return resp;
 }
 // [guide:end]
@@ -185,7 +169,7 @@ StatusOr<Grant> AccelPlugin::TakeFor(const pb::ResourceRequest& req, int n, Numa
     StatusOr<Grant> before = Grant::Parse(previous->second);
     if (before.ok() && before->Total() == n && pool_.Reserve(*before).ok()) return before;
     Logger("accel-slots")
-        ->warn("{}: cannot give back {} \"{}\"; allocating anew", Ref(req),
+        ->warn("{}: cannot give back {} \"{}\"; allocating anew", sdk::RefOf(req),
                kPreviousAllocationAnnotation, previous->second);
   }
   return pool_.Take(n, within);
@@ -227,7 +211,7 @@ Status AccelPlugin::RemovePod(const std::string& pod_uid) {
   PodSlots removed = std::move(it->second);
   pods_.erase(it);
   for (const auto& [name, slots] : removed.containers) pool_.Release(slots.grant);
-  if (Status saved = Save(); !saved.ok()) {
+  if (Status saved = ledger_ ? ledger_->RemovePod(pod_uid) : Status::Ok(); !saved.ok()) {
     // Keep holding the slots: the host keeps the pod and calls us again.
     for (const auto& [name, slots] : removed.containers) (void)pool_.Reserve(slots.grant);
     pods_[pod_uid] = std::move(removed);
@@ -298,77 +282,88 @@ AccelPlugin::GetTopologyAwareAllocatableResources() {
 
 // --- Persistence ---------------------------------------------------------------
 //
-// The state file is a qrm checkpoint (atomic, fsync'ed, checksummed) whose
-// `data` is, for kStateVersion 1:
-//   {"pods": {"<pod uid>": {"name": "...", "namespace": "...",
-//             "containers": {"<name>": {"slots": {"<node>": <count>, ...},
-//                                       "hint": "0-1", "hint_preferred": true}}}}}
-// Integers only: checkpoints refuse floating-point numbers.
+// One ledger entry per container (Integers and strings only: checkpoints refuse
+// floating-point numbers):
+//   {"pod_name": "...", "pod_namespace": "...", "slots": "node0:2,node1:1",
+//    "hint": "0-1", "hint_preferred": true}
 
-Status AccelPlugin::Save() const {
-  if (config_.state_path.empty()) return Status::Ok();
-  rapidjson::Document doc;
-  doc.SetObject();
-  auto& a = doc.GetAllocator();
-  const auto str = [&a](const std::string& s) { return rapidjson::Value(s.c_str(), a); };
-  rapidjson::Value pods(rapidjson::kObjectType);
-  for (const auto& [uid, pod] : pods_) {
-    rapidjson::Value containers(rapidjson::kObjectType);
-    for (const auto& [name, slots] : pod.containers) {
-      rapidjson::Value by_node(rapidjson::kObjectType);
-      for (const auto& [node, count] : slots.grant.slots_by_node) {
-        by_node.AddMember(str(std::to_string(node)), rapidjson::Value(count), a);
-      }
-      rapidjson::Value c(rapidjson::kObjectType);
-      c.AddMember("slots", by_node, a);
-      c.AddMember("hint", str(slots.hint.ToString()), a);
-      c.AddMember("hint_preferred", rapidjson::Value(slots.hint_preferred), a);
-      containers.AddMember(str(name), c, a);
-    }
-    rapidjson::Value p(rapidjson::kObjectType);
-    p.AddMember("name", str(pod.name), a);
-    p.AddMember("namespace", str(pod.ns), a);
-    p.AddMember("containers", containers, a);
-    pods.AddMember(str(uid), p, a);
-  }
-  doc.AddMember("pods", pods, a);
-  return checkpoint::Write(config_.state_path, kStateVersion, doc);
+// [guide:ledger]
+void AccelPlugin::StoredSlots::Encode(sdk::EntryWriter& w) const {
+  w.Set("pod_name", pod_name);
+  w.Set("pod_namespace", pod_namespace);
+  w.Set("slots", slots.grant.ToString());
+  w.Set("hint", slots.hint.ToString());
+  w.Set("hint_preferred", slots.hint_preferred);
 }
 
-Status AccelPlugin::Load() {
+StatusOr<AccelPlugin::StoredSlots> AccelPlugin::StoredSlots::Decode(const sdk::EntryReader& r) {
+  StoredSlots stored;
+  QRM_ASSIGN_OR_RETURN(stored.pod_name, r.String("pod_name"));
+  QRM_ASSIGN_OR_RETURN(stored.pod_namespace, r.String("pod_namespace"));
+  QRM_ASSIGN_OR_RETURN(const std::string slots, r.String("slots"));
+  QRM_ASSIGN_OR_RETURN(const std::string hint, r.String("hint"));
+  QRM_ASSIGN_OR_RETURN(stored.slots.hint_preferred, r.Bool("hint_preferred"));
+  StatusOr<Grant> grant = Grant::Parse(slots);
+  if (!grant.ok()) return DataLossError("slots: " + grant.status().message());
+  StatusOr<NumaMask> nodes = NumaMask::Parse(hint);
+  if (!nodes.ok()) return DataLossError("hint: " + nodes.status().message());
+  stored.slots.grant = *grant;
+  stored.slots.hint = *nodes;
+  return stored;
+}
+
+Status AccelPlugin::Restore() {
   if (config_.state_path.empty()) return Status::Ok();
-  auto log = Logger("accel-slots");
-  const std::string& path = config_.state_path;
-
-  // The first start on a node may find no directory yet.
-  std::error_code ec;
-  const auto dir = std::filesystem::path(path).parent_path();
-  if (!dir.empty()) std::filesystem::create_directories(dir, ec);
-  if (ec) return ErrnoError(ec.value(), "create state directory", dir.string());
-  // A crash in the middle of an earlier write may have left a temp file.
-  if (auto removed = checkpoint::RemoveStaleTempFiles(path); !removed.ok()) return removed.status();
-
-  StatusOr<checkpoint::Checkpoint> cp = checkpoint::Read(path);
-  if (!cp.ok()) {
-    if (checkpoint::IsMissing(cp.status())) {
-      log->info("no state file {}: starting empty", path);
-      return Status::Ok();
+  sdk::LedgerOptions options;
+  options.path = config_.state_path;  // and <path>.journal beside it
+  options.component = "accel-slots";
+  options.version = kStateVersion;
+  options.oldest_version = 1;  // read once through UpgradeVersion1
+  // Take back every container's slots. A record that no longer fits (the plugin now runs
+  // with fewer nodes or slots than when it handed them out) stops the start: the slots may
+  // be in use.
+  SlotPool pool = pool_;
+  const auto fits = [&](const Ledger::Contents& held) -> Status {
+    for (const auto& [uid, containers] : held.pods) {
+      for (const auto& [name, stored] : containers) {
+        if (Status s = pool.Reserve(stored.slots.grant); !s.ok()) {
+          // Not corruption: the configuration shrank under running containers.
+          const StatusCode code = s.code() == StatusCode::kResourceExhausted
+                                      ? s.code()
+                                      : StatusCode::kFailedPrecondition;
+          return Status(code, fmt::format("pod {} container {}: {}", uid, name, s.message()));
+        }
+      }
     }
-    if (checkpoint::IsCorrupt(cp.status())) {
-      // checkpoint::Read moved the file aside. Starting empty may hand out
-      // slots a running container still uses; for a real device you may
-      // prefer to refuse to start here instead.
-      log->error("state file {} is corrupt, starting empty: {}", path, cp.status().message());
-      return Status::Ok();
-    }
-    return cp.status();  // e.g. a newer schema: leave it alone and do not start
-  }
-
-  const auto bad = [&path](const std::string& where, const char* what) {
-    return DataLossError(fmt::format("state file {}: {}: {}", path, where, what));
+    return Status::Ok();
   };
-  const rapidjson::Value& data = cp->data;
+  QRM_ASSIGN_OR_RETURN(auto opened, Ledger::Open(options, fits, UpgradeVersion1));
+  for (const auto& [uid, containers] : opened.contents.pods) {
+    for (const auto& [name, stored] : containers) {
+      PodSlots& pod = pods_[uid];
+      pod.name = stored.pod_name;
+      pod.ns = stored.pod_namespace;
+      pod.containers[name] = stored.slots;
+    }
+  }
+  if (opened.load.restored) pool_ = std::move(pool);
+  ledger_ = std::move(opened.ledger);
+  Logger("accel-slots")
+      ->info("restored {} pod(s) from {} (free: {})", pods_.size(), options.path,
+             pool_.FreeSummary());
+  return Status::Ok();
+}
+// [guide:end]
+
+// Version 1: {"pods": {"<uid>": {"name": "...", "namespace": "...", "containers": {"<name>":
+//   {"slots": {"<node>": <count>}, "hint": "0-1", "hint_preferred": true}}}}}
+StatusOr<AccelPlugin::Ledger::Contents> AccelPlugin::UpgradeVersion1(const rapidjson::Value& data,
+                                                                     uint32_t) {
+  const auto bad = [](const std::string& where, const char* what) {
+    return DataLossError(fmt::format("version 1: {}: {}", where, what));
+  };
   if (!data.HasMember("pods") || !data["pods"].IsObject()) return bad("data", "no \"pods\" object");
+  Ledger::Contents contents;
   for (const auto& p : data["pods"].GetObject()) {
     const std::string uid = p.name.GetString();
     const rapidjson::Value& pod = p.value;
@@ -377,9 +372,6 @@ Status AccelPlugin::Load() {
         !pod.HasMember("containers") || !pod["containers"].IsObject()) {
       return bad("pod " + uid, "needs string name, namespace and object containers");
     }
-    PodSlots& entry = pods_[uid];
-    entry.name = pod["name"].GetString();
-    entry.ns = pod["namespace"].GetString();
     for (const auto& c : pod["containers"].GetObject()) {
       const std::string where = "pod " + uid + " container " + c.name.GetString();
       const rapidjson::Value& v = c.value;
@@ -388,30 +380,24 @@ Status AccelPlugin::Load() {
           !v["hint_preferred"].IsBool()) {
         return bad(where, "needs object slots, string hint and bool hint_preferred");
       }
-      ContainerSlots slots;
+      StoredSlots stored{pod["name"].GetString(), pod["namespace"].GetString(), {}};
       for (const auto& s : v["slots"].GetObject()) {
         StatusOr<NumaMask> node = NumaMask::Parse(s.name.GetString());
         if (!node.ok() || node->Count() != 1 || !s.value.IsInt()) {
           return bad(where, "slots must map one NUMA node id to an integer");
         }
-        slots.grant.slots_by_node[node->Nodes().front()] = s.value.GetInt();
+        stored.slots.grant.slots_by_node[node->Nodes().front()] = s.value.GetInt();
       }
-      if (slots.grant.slots_by_node.empty()) return bad(where, "holds no slots");
       StatusOr<NumaMask> hint = NumaMask::Parse(v["hint"].GetString());
-      if (!hint.ok()) return bad(where, "hint is not a NUMA node list");
-      slots.hint = *hint;
-      slots.hint_preferred = v["hint_preferred"].GetBool();
-      // Re-take the slots; this fails if the plugin now runs with fewer nodes
-      // or slots than when it handed them out.
-      if (Status s = pool_.Reserve(slots.grant); !s.ok()) {
-        return s.WithContext(fmt::format("state file {}: {}", path, where));
+      if (stored.slots.grant.slots_by_node.empty() || !hint.ok()) {
+        return bad(where, "holds no slots, or its hint is not a NUMA node list");
       }
-      entry.containers[c.name.GetString()] = std::move(slots);
+      stored.slots.hint = *hint;
+      stored.slots.hint_preferred = v["hint_preferred"].GetBool();
+      contents.pods[uid][c.name.GetString()] = std::move(stored);
     }
-    if (entry.containers.empty()) pods_.erase(uid);
   }
-  log->info("restored {} pod(s) from {} (free: {})", pods_.size(), path, pool_.FreeSummary());
-  return Status::Ok();
+  return contents;
 }
 
 Status AdoptLegacyStateFile(const std::string& legacy, const std::string& path) {
@@ -425,6 +411,9 @@ Status AdoptLegacyStateFile(const std::string& legacy, const std::string& path) 
   const fs::path dir = fs::path(path).parent_path();
   if (!dir.empty()) fs::create_directories(dir, ec);
   if (!ec) fs::rename(legacy, path, ec);  // same file system under /var/lib/qrm: atomic
+  // A ledger's journal goes with it (a version 1 file has none).
+  if (!ec && fs::exists(legacy + ".journal", ec))
+    fs::rename(legacy + ".journal", path + ".journal", ec);
   if (ec) {
     return ErrnoError(ec.value(), "move the old state file to the state directory",
                       fmt::format("{} -> {}", legacy, path));

@@ -1,8 +1,9 @@
 // AccelPlugin: the example's qrm::sdk::ResourcePlugin.
 //
 // It turns the protocol's requests into SlotPool calls, remembers which
-// container holds which slots, and writes that record durably (qrm::checkpoint)
-// before it answers, so that a restarted plugin knows exactly what it gave out.
+// container holds which slots, and records that durably in the SDK's pod ledger
+// (plugins/sdk/pod_ledger.h) before it answers, so that a restarted plugin knows
+// exactly what it gave out.
 //
 // Everything the host can observe goes through the methods below; read them
 // in this order to follow one container's life:
@@ -16,6 +17,7 @@
 
 #include "common/numa_mask.h"
 #include "examples/accelerator-slots/slot_pool.h"
+#include "plugins/sdk/pod_ledger.h"
 #include "plugins/sdk/resource_plugin.h"
 
 namespace qrm::example {
@@ -27,8 +29,9 @@ inline constexpr const char* kDefaultResource = "example.qrm.io/accel-slots";
 // directory, which the host and other plugins share and which operators clean.
 inline constexpr const char* kDefaultStateDir = "/var/lib/qrm/accel-slots";
 inline constexpr const char* kStateFileName = "accel-slots.json";
-// Version of the state file's `data` schema (see accel_plugin.cc, Save).
-inline constexpr uint32_t kStateVersion = 1;
+// Version of the ledger's entries (accel_plugin.cc, StoredSlots). Version 1 was one file
+// rewritten whole on every change; such a file is upgraded at start.
+inline constexpr uint32_t kStateVersion = 2;
 
 struct AccelConfig {
   std::string resource = kDefaultResource;
@@ -42,10 +45,10 @@ struct AccelConfig {
 class AccelPlugin final : public sdk::ResourcePlugin {
  public:
   // Builds the pool and restores the allocations in config.state_path. Fails
-  // (and the plugin should not start) if the state file cannot be read, comes
-  // from a newer schema, or holds allocations that do not fit the configured
-  // nodes and slots. A corrupt file is moved aside by qrm::checkpoint and the
-  // plugin starts empty, logging an error.
+  // (and the plugin should not start) if the state cannot be read or holds
+  // allocations that do not fit the configured nodes and slots. A corrupt (or
+  // unknown version of the) state is moved aside and the plugin starts empty,
+  // logging an error: the host replays what running containers hold.
   static StatusOr<std::unique_ptr<AccelPlugin>> Create(AccelConfig config);
 
   std::string ResourceName() const override { return config_.resource; }
@@ -73,6 +76,16 @@ class AccelPlugin final : public sdk::ResourcePlugin {
     std::string ns;
     std::map<std::string, ContainerSlots> containers;  // by container name
   };
+  // One container's entry in the ledger: its slots and its pod's name.
+  struct StoredSlots {
+    std::string pod_name;
+    std::string pod_namespace;
+    ContainerSlots slots;
+
+    void Encode(sdk::EntryWriter& w) const;
+    static StatusOr<StoredSlots> Decode(const sdk::EntryReader& r);
+  };
+  using Ledger = sdk::PodLedger<StoredSlots>;
 
   AccelPlugin(AccelConfig config, SlotPool pool);
 
@@ -89,14 +102,16 @@ class AccelPlugin final : public sdk::ResourcePlugin {
   pb::ResourceAllocationInfo InfoFor(const ContainerSlots& slots) const;
   pb::TopologyAwareResource TopologyAwareFor(const Grant& grant) const;
 
-  // Persistence; both called with mu_ held (Load only from Create).
-  Status Save() const;
-  Status Load();
+  // Opens the ledger and takes back what it records (Create, with mu_ held).
+  Status Restore();
+  // What a version 1 state file (one file rewritten whole) held.
+  static StatusOr<Ledger::Contents> UpgradeVersion1(const rapidjson::Value& data, uint32_t);
 
   const AccelConfig config_;
   mutable std::mutex mu_;  // gRPC calls arrive on many threads at once
   SlotPool pool_;
   std::map<std::string, PodSlots> pods_;  // by pod UID
+  std::unique_ptr<Ledger> ledger_;        // null without a state path (unit tests)
 };
 
 // Earlier versions of the example kept its state in <plugin-dir>/accel-slots.json by default.

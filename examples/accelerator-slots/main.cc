@@ -16,7 +16,7 @@
 
 #include "common/log.h"
 #include "examples/accelerator-slots/accel_plugin.h"
-#include "plugins/machine/discovery.h"
+#include "machine/discovery.h"
 #include "plugins/sdk/run.h"
 
 namespace po = boost::program_options;

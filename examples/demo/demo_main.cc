@@ -23,11 +23,11 @@
 #include "api/podresources_v1.grpc.pb.h"
 #include "common/cpu_set.h"
 #include "common/log.h"
-#include "tests/e2e/support/containerd.h"
-#include "tests/e2e/support/cri_client.h"
-#include "tests/support/child_process.h"
-#include "tests/support/subprocess.h"
-#include "tests/support/temp_dir.h"
+#include "testing/child_process.h"
+#include "testing/e2e/containerd.h"
+#include "testing/e2e/cri_client.h"
+#include "testing/subprocess.h"
+#include "testing/temp_dir.h"
 
 namespace {
 

@@ -10,7 +10,7 @@
 
 #include "common/cpu_set.h"
 #include "common/numa_mask.h"
-#include "plugins/machine/topology.h"
+#include "machine/topology.h"
 
 namespace qrm::cpu {
 

@@ -9,36 +9,12 @@
 #include "plugins/cpu/cpu_responses.h"
 #include "plugins/cpu/dedicated_placement.h"
 #include "plugins/cpu/pools.h"
+#include "plugins/sdk/responses.h"
 
 namespace qrm::cpu {
 namespace {
 
 constexpr const char* kComponent = "cpu-plugin";
-
-PodRef Ref(const pb::ResourceRequest& req) {
-  return {req.pod_uid(), req.pod_namespace(), req.pod_name(), req.container_name()};
-}
-
-std::string Holder(const std::string& uid, const std::string& name, const ContainerAllocation& c) {
-  return fmt::format("{}", PodRef{uid, c.pod_namespace, c.pod_name, name});
-}
-
-// Restored dedicated CPUs must not have become reserved (--reserved-cpus changed while
-// containers held them).
-Status CheckNotReserved(const CpuState& state, const CpuSet& reserved, const std::string& path) {
-  for (const auto& [uid, containers] : state.pods) {
-    for (const auto& [name, c] : containers) {
-      if (c.dedicated() && c.cpuset.Overlaps(reserved)) {
-        return FailedPreconditionError(fmt::format(
-            "state file {}: {} holds dedicated CPUs {} that are now reserved ({}); restore the "
-            "previous reserved CPUs, or drain the node and start once with --reset-state",
-            path, Holder(uid, name, c), c.cpuset.Intersection(reserved).ToString(),
-            reserved.ToString()));
-      }
-    }
-  }
-  return Status::Ok();
-}
 
 }  // namespace
 
@@ -60,38 +36,7 @@ StatusOr<std::unique_ptr<CpuPlugin>> CpuPlugin::Create(const machine::MachineTop
 
   std::unique_ptr<CpuPlugin> plugin(
       new CpuPlugin(std::move(layout), std::move(*reserved), std::move(*roles), std::move(config)));
-  const CpuPluginConfig& cfg = plugin->config_;
-  const std::string path = plugin->checkpoint_.path();
-  if (!path.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(cfg.state_dir, ec);
-    if (ec) return ErrnoError(ec.value(), "create state directory", cfg.state_dir);
-    StatusOr<int> stale = checkpoint::RemoveStaleTempFiles(path);
-    if (!stale.ok()) return stale.status();
-    if (cfg.reset_state) {
-      QRM_RETURN_IF_ERROR(plugin->checkpoint_.MoveAside());
-      log->warn("--reset-state: moved {} aside, starting with no containers", path);
-    }
-  }
-
-  StatusOr<std::optional<CpuState>> loaded = plugin->checkpoint_.Load(plugin->layout_);
-  if (!loaded.ok()) return loaded.status();
-  CpuState state;
-  if (*loaded) {
-    state = std::move(**loaded);
-    QRM_RETURN_IF_ERROR(CheckNotReserved(state, plugin->reserved_, path));
-  }
-  // Without the flag: the checkpoint's setting, or auto (CpuState's default) on a first start.
-  if (cfg.reclaimed_pool_size) state.reclaimed_size = *cfg.reclaimed_pool_size;
-  if (Status s = RefreshPools(plugin->layout_, plugin->reserved_, &state); !s.ok()) {
-    return s.WithContext(cfg.reclaimed_pool_size ? "reclaimed-pool-size"
-                                                 : "reclaimed pool size from " + path);
-  }
-  {
-    std::lock_guard lock(plugin->mu_);
-    QRM_RETURN_IF_ERROR(plugin->checkpoint_.Save(plugin->layout_, state));
-    plugin->state_ = std::move(state);
-  }
+  QRM_RETURN_IF_ERROR(plugin->OpenLedger());
   // A resize written while the plugin was down applies now; a bad file is only logged.
   if (!plugin->pool_control_path_.empty() && std::filesystem::exists(plugin->pool_control_path_)) {
     (void)plugin->ReloadPoolControlFile();
@@ -103,8 +48,35 @@ StatusOr<std::unique_ptr<CpuPlugin>> CpuPlugin::Create(const machine::MachineTop
       plugin->state().ContainerCount(), pools.reserved.ToString(), pools.shared.ToString(),
       pools.reclaimed.ToString(), pools.reclaimed.Size(),
       ReclaimedSizeText(plugin->reclaimed_size()), pools.dedicated.ToString(),
-      path.empty() ? std::string("in memory only") : path);
+      plugin->config_.StatePath().empty() ? std::string("in memory only")
+                                          : plugin->config_.StatePath());
   return plugin;
+}
+
+Status CpuPlugin::OpenLedger() {
+  CpuLedgerOptions options;
+  options.path = config_.StatePath();
+  options.reset_state = config_.reset_state;
+  options.snapshot_write = config_.write_options;
+  options.journal_write = config_.journal_options;
+  options.pools = [this] { return state_.pools; };  // snapshots run with mu_ held
+  std::lock_guard lock(mu_);
+  CpuState state;
+  QRM_ASSIGN_OR_RETURN(ledger_, CpuLedger::Open(options, layout_, reserved_, &state));
+  // Without the flag: the ledger's setting, or auto (CpuState's default) on a first start.
+  if (config_.reclaimed_pool_size) state.reclaimed_size = *config_.reclaimed_pool_size;
+  if (Status s = RefreshPools(layout_, reserved_, &state); !s.ok()) {
+    return s.WithContext(config_.reclaimed_pool_size ? "reclaimed-pool-size"
+                                                     : "reclaimed pool size from " + options.path);
+  }
+  state_ = std::move(state);
+  QRM_RETURN_IF_ERROR(ledger_->SetReclaimedSize(state_.reclaimed_size));
+  return ledger_->WriteSnapshot();  // the file describes the running plugin
+}
+
+Status CpuPlugin::WriteSnapshot() {
+  std::lock_guard lock(mu_);
+  return ledger_->WriteSnapshot();
 }
 
 CpuPlugin::CpuPlugin(CpuLayout layout, CpuSet reserved, qos::RoleTable roles,
@@ -113,7 +85,6 @@ CpuPlugin::CpuPlugin(CpuLayout layout, CpuSet reserved, qos::RoleTable roles,
       reserved_(std::move(reserved)),
       roles_(std::move(roles)),
       config_(std::move(config)),
-      checkpoint_(config_.StatePath(), config_.write_options),
       pool_control_path_(config_.PoolControlPath()) {}
 
 pb::ResourcePluginOptions CpuPlugin::Options() const {
@@ -129,7 +100,7 @@ pb::ResourcePluginOptions CpuPlugin::Options() const {
 StatusOr<CpuRequest> CpuPlugin::Parse(const pb::ResourceRequest& req) const {
   StatusOr<CpuRequest> parsed =
       ParseCpuRequest(req, roles_, layout_, layout_.online().Difference(reserved_).Size());
-  if (!parsed.ok()) return parsed.status().WithContext(fmt::format("{}", Ref(req)));
+  if (!parsed.ok()) return parsed.status().WithContext(fmt::format("{}", sdk::RefOf(req)));
   return parsed;
 }
 
@@ -150,9 +121,10 @@ CpuAvailability CpuPlugin::Availability(const CpuState& state) const {
   return avail;
 }
 
-Status CpuPlugin::CommitOrUndo(const std::function<void()>& undo) {
+Status CpuPlugin::CommitOrUndo(const std::function<Status()>& persist,
+                               const std::function<void()>& undo) {
   Status s = RefreshPools(layout_, reserved_, &state_);
-  if (s.ok()) s = checkpoint_.Save(layout_, state_).WithContext("persisting the CPU state");
+  if (s.ok()) s = persist().WithContext("persisting the CPU state");
   if (s.ok()) return s;
   undo();
   // The state before the change had valid pools, so this cannot fail.
@@ -164,7 +136,7 @@ StatusOr<pb::ResourceHintsResponse> CpuPlugin::GetTopologyHints(const pb::Resour
   StatusOr<CpuRequest> parsed = Parse(req);
   if (!parsed.ok()) return parsed.status();
   pb::ResourceHintsResponse resp;
-  EchoIdentity(req, &resp);
+  sdk::EchoIdentity(req, kResourceName, &resp);
   // shared, reclaimed and system containers run on pools that span every node: no preference,
   // which is an absent entry (an empty list would mean "cannot be satisfied").
   if (!parsed->qos.dedicated()) return resp;
@@ -188,7 +160,7 @@ StatusOr<pb::ResourceAllocationResponse> CpuPlugin::Allocate(const pb::ResourceR
   StatusOr<CpuRequest> parsed = Parse(req);
   if (!parsed.ok()) return parsed.status();
   pb::ResourceAllocationResponse resp;
-  EchoIdentity(req, &resp);
+  sdk::EchoIdentity(req, kResourceName, &resp);
   auto& out = (*resp.mutable_allocation_result()->mutable_resource_allocation())[kResourceName];
 
   std::string summary;
@@ -214,7 +186,7 @@ StatusOr<pb::ResourceAllocationResponse> CpuPlugin::Allocate(const pb::ResourceR
       if (parsed->previous) {
         again = PlacePrevious(avail, roles_, parsed->Dedicated(), *parsed->previous);
         Logger(kComponent)
-            ->info("{}: replayed allocation: previous CPUs {} {}", Ref(req),
+            ->info("{}: replayed allocation: previous CPUs {} {}", sdk::RefOf(req),
                    parsed->previous->ToString(), again ? "taken again" : "are not free any more");
       }
       StatusOr<DedicatedPlacement> placement =
@@ -222,7 +194,7 @@ StatusOr<pb::ResourceAllocationResponse> CpuPlugin::Allocate(const pb::ResourceR
                 : PlaceDedicated(avail, roles_, parsed->Dedicated(), parsed->hint);
       if (!placement.ok()) {
         return placement.status().WithContext(
-            fmt::format("{}: dedicated_cores {} CPUs", Ref(req), parsed->whole_cpus));
+            fmt::format("{}: dedicated_cores {} CPUs", sdk::RefOf(req), parsed->whole_cpus));
       }
       c.cpuset = placement->cpus;
       c.numa_nodes = placement->numa_nodes;
@@ -235,14 +207,18 @@ StatusOr<pb::ResourceAllocationResponse> CpuPlugin::Allocate(const pb::ResourceR
     const auto pod = emplaced.first;
     const bool new_pod = emplaced.second;
     pod->second[req.container_name()] = std::move(c);
-    Status s = CommitOrUndo([&] {
+    const auto persist = [&] {
+      return ledger_->Put(req.pod_uid(), req.container_name(),
+                          *state_.Find(req.pod_uid(), req.container_name()));
+    };
+    Status s = CommitOrUndo(persist, [&] {
       if (new_pod) {
         state_.pods.erase(pod);
       } else {
         pod->second.erase(req.container_name());
       }
     });
-    if (!s.ok()) return s.WithContext(fmt::format("{}", Ref(req)));
+    if (!s.ok()) return s.WithContext(fmt::format("{}", sdk::RefOf(req)));
     const ContainerAllocation& placed = *state_.Find(req.pod_uid(), req.container_name());
     out = AllocationInfo(layout_, placed);
     summary = fmt::format("{} cpuset {}{}; pools shared {} reclaimed {}",
@@ -250,7 +226,7 @@ StatusOr<pb::ResourceAllocationResponse> CpuPlugin::Allocate(const pb::ResourceR
                           placed.numa_bound() ? " numa " + placed.numa_nodes.ToString() : "",
                           state_.pools.shared.ToString(), state_.pools.reclaimed.ToString());
   }
-  Logger(kComponent)->info("{}: allocated {}", Ref(req), summary);
+  Logger(kComponent)->info("{}: allocated {}", sdk::RefOf(req), summary);
   return resp;
 }
 
@@ -262,7 +238,8 @@ Status CpuPlugin::RemovePod(const std::string& pod_uid) {
     auto it = state_.pods.find(pod_uid);
     if (it == state_.pods.end()) return Status::Ok();
     auto removed = state_.pods.extract(it);
-    Status s = CommitOrUndo([&] { state_.pods.insert(std::move(removed)); });
+    Status s = CommitOrUndo([&] { return ledger_->RemovePod(pod_uid); },
+                            [&] { state_.pods.insert(std::move(removed)); });
     if (!s.ok()) return s.WithContext(fmt::format("pod={}: releasing its CPUs", pod_uid));
     summary =
         fmt::format("pools shared {} reclaimed {} dedicated {}", state_.pools.shared.ToString(),
@@ -363,7 +340,8 @@ Status CpuPlugin::ResizePools(const PoolSizes& sizes) {
     if (*size == state_.reclaimed_size) return Status::Ok();
     const int old_size = state_.reclaimed_size;
     state_.reclaimed_size = *size;
-    QRM_RETURN_IF_ERROR(CommitOrUndo([&] { state_.reclaimed_size = old_size; }));
+    QRM_RETURN_IF_ERROR(CommitOrUndo([&] { return ledger_->SetReclaimedSize(*size); },
+                                     [&] { state_.reclaimed_size = old_size; }));
     summary = fmt::format("reclaimed size {} -> {}: reclaimed {}, shared {} ({} containers)",
                           ReclaimedSizeText(old_size), ReclaimedSizeText(*size),
                           state_.pools.reclaimed.ToString(), state_.pools.shared.ToString(),

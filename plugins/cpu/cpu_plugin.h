@@ -9,9 +9,10 @@
 // cpuset of every shared/reclaimed container; GetResourcesAllocation reports the new ones and
 // the host's reconcile applies them.
 //
-// Every change is checkpointed (state_checkpoint.h) before the call returns success; when the
-// write fails the in-memory state is rolled back and the call fails. One mutex guards the
-// state; the checkpoint write is the only I/O done while holding it.
+// Every change is durable (cpu_ledger.h: one journal record, a constant cost whatever the
+// number of containers) before the call returns success; when the write fails the in-memory
+// state is rolled back and the call fails. One mutex guards the state; the ledger write is the
+// only I/O done while holding it.
 #pragma once
 
 #include <functional>
@@ -20,13 +21,13 @@
 #include <string>
 
 #include "common/cpu_set.h"
+#include "machine/topology.h"
 #include "plugins/cpu/cpu_layout.h"
+#include "plugins/cpu/cpu_ledger.h"
 #include "plugins/cpu/cpu_plugin_config.h"
 #include "plugins/cpu/cpu_request.h"
 #include "plugins/cpu/cpu_state.h"
 #include "plugins/cpu/pool_control.h"
-#include "plugins/cpu/state_checkpoint.h"
-#include "plugins/machine/topology.h"
 #include "plugins/sdk/resource_plugin.h"
 #include "qos/qos_requirement.h"
 
@@ -36,10 +37,10 @@ namespace pb = ::resourceplugin::v1alpha1;
 
 class CpuPlugin final : public sdk::ResourcePlugin {
  public:
-  // Validates the config against the machine, restores the checkpoint (refusing one from
-  // another CPU layout or one whose dedicated CPUs are now reserved), applies the pool
-  // control file if there is one (a bad file is logged and ignored), and writes the
-  // checkpoint once so that it always describes the running plugin.
+  // Validates the config against the machine, restores the ledger (refusing one from another
+  // CPU layout or one whose dedicated CPUs are now reserved), applies the pool control file if
+  // there is one (a bad file is logged and ignored), and writes a snapshot once so that the
+  // state file describes the running plugin.
   static StatusOr<std::unique_ptr<CpuPlugin>> Create(const machine::MachineTopology& topology,
                                                      CpuPluginConfig config);
 
@@ -64,6 +65,10 @@ class CpuPlugin final : public sdk::ResourcePlugin {
   Status ReloadPoolControlFile();
   const std::string& pool_control_path() const { return pool_control_path_; }
 
+  // Writes a snapshot of the ledger now (its machineState view becomes current); qrm-cpu-plugin
+  // calls it at a clean stop.
+  Status WriteSnapshot();
+
   // --- Introspection (tests, logs) -----------------------------------------------------------
   CpuPools pools() const;
   int reclaimed_size() const;
@@ -74,15 +79,16 @@ class CpuPlugin final : public sdk::ResourcePlugin {
  private:
   CpuPlugin(CpuLayout layout, CpuSet reserved, qos::RoleTable roles, CpuPluginConfig config);
 
+  // Restores the ledger into state_ and computes the pools (Create).
+  Status OpenLedger();
   StatusOr<CpuRequest> Parse(const pb::ResourceRequest& req) const;
   // What dedicated admission may use in `state`. Called with mu_ held.
   CpuAvailability Availability(const CpuState& state) const;
-  // Called with mu_ held after state_ was changed in place: refreshes the pools and
-  // checkpoints. On failure `undo` reverts the change, the pools are refreshed again (they
-  // are a function of the state, so they come back exactly) and the error is returned.
-  // Changing in place instead of on a copy keeps an admission O(changed containers) in memory;
-  // the checkpoint write is O(containers) anyway.
-  Status CommitOrUndo(const std::function<void()>& undo);
+  // Called with mu_ held after state_ was changed in place: refreshes the pools and makes the
+  // change durable with `persist` (one ledger call). On failure `undo` reverts the change, the
+  // pools are refreshed again (they are a function of the state, so they come back exactly)
+  // and the error is returned.
+  Status CommitOrUndo(const std::function<Status()>& persist, const std::function<void()>& undo);
   // The reclaimed size `sizes` asks for, given `state`'s dedicated CPUs.
   StatusOr<int> ReclaimedSizeFor(const PoolSizes& sizes, const CpuState& state) const;
 
@@ -90,11 +96,11 @@ class CpuPlugin final : public sdk::ResourcePlugin {
   const CpuSet reserved_;
   const qos::RoleTable roles_;
   const CpuPluginConfig config_;
-  const StateCheckpoint checkpoint_;
   const std::string pool_control_path_;
 
-  mutable std::mutex mu_;  // guards state_
+  mutable std::mutex mu_;  // guards state_ and ledger_
   CpuState state_;
+  std::unique_ptr<CpuLedger> ledger_;
 };
 
 }  // namespace qrm::cpu

@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include "common/quote.h"
+#include "plugins/cpu/cpu_ledger.h"
 #include "plugins/cpu/pool_control.h"
 #include "plugins/cpu/pools.h"
-#include "plugins/cpu/state_checkpoint.h"
 
 namespace qrm::cpu {
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "checkpoint/checkpoint_file.h"
+#include "checkpoint/journal.h"
 #include "common/cpu_set.h"
 #include "common/status.h"
 #include "plugins/cpu/cpu_layout.h"
@@ -34,8 +35,9 @@ struct CpuPluginConfig {
   std::string pool_control_file;
   // --reset-state: move an existing checkpoint aside and start empty.
   bool reset_state = false;
-  // Tests inject checkpoint write faults here.
+  // Tests inject faults into the ledger's snapshot writes and journal appends here.
   checkpoint::WriteOptions write_options;
+  checkpoint::JournalOptions journal_options;
 
   std::string StatePath() const;
   std::string PoolControlPath() const;

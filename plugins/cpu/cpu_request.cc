@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "common/protocol_annotations.h"
+#include "common/protocol_keys.h"
 #include "plugins/cpu/cpu_plugin_config.h"
 
 namespace qrm::cpu {

@@ -20,7 +20,7 @@ struct CpuRequest {
   NumaMask hint;       // the host's merged affinity; empty = none
   bool hint_preferred = false;
   // Dedicated only: the CPUs the container held before the plugin lost its state (the host's
-  // replay, common/protocol_annotations.h); taken again when still free.
+  // replay, common/protocol_keys.h); taken again when still free.
   std::optional<CpuSet> previous;
 
   DedicatedRequest Dedicated() const {

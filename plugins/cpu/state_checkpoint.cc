@@ -1,18 +1,14 @@
 #include "plugins/cpu/state_checkpoint.h"
 
-#include <cstdio>
 #include <cstring>
-#include <ctime>
-#include <filesystem>
 #include <set>
 #include <string_view>
 
 #include <fmt/format.h>
 
-#include "checkpoint/state_file.h"
 #include "common/json_string.h"
-#include "common/log.h"
 #include "common/quote.h"
+#include "plugins/cpu/cpu_ledger.h"
 
 namespace qrm::cpu {
 namespace {
@@ -206,18 +202,8 @@ rapidjson::Document EncodeState(const CpuLayout& layout, const CpuState& state) 
     return Value(s.c_str(), static_cast<rapidjson::SizeType>(s.size()), a);
   };
 
-  Value machine_state(rapidjson::kObjectType);
   const CpuPools& p = state.pools;
-  for (const auto& [node, cpus] : layout.node_cpus()) {
-    Value n(rapidjson::kObjectType);
-    n.AddMember("reserved_cpuset", str(p.reserved.Intersection(cpus).ToString()), a);
-    n.AddMember("allocated_cpuset", str(p.dedicated.Intersection(cpus).ToString()), a);
-    n.AddMember("default_cpuset", str(p.shared.Union(p.reclaimed).Intersection(cpus).ToString()),
-                a);
-    n.AddMember("shared_cpuset", str(p.shared.Intersection(cpus).ToString()), a);
-    n.AddMember("reclaimed_cpuset", str(p.reclaimed.Intersection(cpus).ToString()), a);
-    machine_state.AddMember(str(std::to_string(node)), n, a);
-  }
+  AddMachineState(layout, p, doc, a);
 
   // Strings of `state` are referenced, not copied (the document is written before the state
   // can change). Most containers run on a whole pool, whose text is made once, in the
@@ -271,7 +257,6 @@ rapidjson::Document EncodeState(const CpuLayout& layout, const CpuState& state) 
   for (const auto& [node, list] : LayoutNodes(layout)) nodes.AddMember(str(node), str(list), a);
   machine.AddMember("nodes", nodes, a);
 
-  doc.AddMember("machineState", machine_state, a);
   doc.AddMember("pod_entries", pods, a);
   doc.AddMember("pools", pools, a);
   doc.AddMember("machine", machine, a);
@@ -281,44 +266,6 @@ rapidjson::Document EncodeState(const CpuLayout& layout, const CpuState& state) 
 StatusOr<CpuState> DecodeState(const rapidjson::Value& data, const CpuLayout& layout,
                                const std::string& path) {
   return Decoder(layout, path).Decode(data);
-}
-
-StatusOr<std::optional<CpuState>> StateCheckpoint::Load(const CpuLayout& layout) const {
-  if (path_.empty()) return std::optional<CpuState>();
-  // A corrupt file is moved aside and the plugin starts empty; the host replays the running
-  // containers' allocations with their previous CPUs (checkpoint/state_file.h).
-  checkpoint::StateFileOptions options;
-  options.component = "cpu-plugin";
-  options.version = kStateVersion;
-  std::optional<CpuState> state;
-  auto load = checkpoint::LoadStateFile(path_, options, [&](const rapidjson::Value& data) {
-    StatusOr<CpuState> decoded = DecodeState(data, layout, path_);
-    if (!decoded.ok()) return decoded.status();
-    state = std::move(*decoded);
-    return Status::Ok();
-  });
-  if (!load.ok()) return load.status();
-  return state;
-}
-
-Status StateCheckpoint::Save(const CpuLayout& layout, const CpuState& state) const {
-  if (path_.empty()) return Status::Ok();
-  Status s = checkpoint::Write(path_, kStateVersion, EncodeState(layout, state), options_);
-  // The caller undoes the change and the host logs the refused call with its pod; this line
-  // is the plugin's own record of why (a full or read-only disk is the operator's to fix).
-  if (!s.ok()) {
-    Logger("cpu-plugin")
-        ->error("cannot write the CPU state file {}: {} (the change is undone)", path_,
-                s.ToString());
-  }
-  return s;
-}
-
-Status StateCheckpoint::MoveAside() const {
-  if (path_.empty()) return Status::Ok();
-  std::error_code ec;
-  if (!std::filesystem::exists(path_, ec)) return Status::Ok();
-  return checkpoint::SetStateFileAside(path_, "reset").status();
 }
 
 }  // namespace qrm::cpu

@@ -1,5 +1,6 @@
-// The CPU plugin's checkpoint: <state-dir>/cpu_plugin_state, a qrm checkpoint file
-// (checkpoint/checkpoint_file.h: atomic, fsync'ed, checksummed), version 1, whose data is
+// Version 1 of the CPU plugin's state file (<state-dir>/cpu_plugin_state), which rewrote the
+// whole state on every change. The plugin now keeps a ledger (cpu_ledger.h, version 2) and
+// reads this format only to upgrade a file an older plugin wrote. Its data is
 //
 //   {"machineState": {"0": {"reserved_cpuset": "0-1", "allocated_cpuset": "2-21",
 //                           "default_cpuset": "22-39", "shared_cpuset": "22-37",
@@ -20,7 +21,6 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
 
 #include <rapidjson/document.h>
@@ -33,7 +33,6 @@
 namespace qrm::cpu {
 
 inline constexpr uint32_t kStateVersion = 1;
-inline constexpr const char* kStateFileName = "cpu_plugin_state";
 
 // The checkpoint's data. The document refers to `state`'s strings: use it before `state`
 // changes or goes away.
@@ -44,27 +43,5 @@ rapidjson::Document EncodeState(const CpuLayout& layout, const CpuState& state);
 // operator's way out; kDataLoss naming `path` and the entry for anything malformed.
 StatusOr<CpuState> DecodeState(const rapidjson::Value& data, const CpuLayout& layout,
                                const std::string& path);
-
-class StateCheckpoint {
- public:
-  // An empty path keeps nothing on disk (unit tests of the allocation logic only).
-  explicit StateCheckpoint(std::string path, checkpoint::WriteOptions options = {})
-      : path_(std::move(path)), options_(std::move(options)) {}
-
-  const std::string& path() const { return path_; }
-
-  // The stored state, or nullopt when there is no file yet or it was unusable (corrupt or of
-  // another version: moved aside, logged, counted; checkpoint/state_file.h). Errors (the
-  // plugin must not start): another machine's file, I/O failures.
-  StatusOr<std::optional<CpuState>> Load(const CpuLayout& layout) const;
-  // Durable write; on error the previous file is untouched.
-  Status Save(const CpuLayout& layout, const CpuState& state) const;
-  // Moves an existing file aside to "<path>.reset-<unix time>" (--reset-state).
-  Status MoveAside() const;
-
- private:
-  std::string path_;
-  checkpoint::WriteOptions options_;
-};
 
 }  // namespace qrm::cpu

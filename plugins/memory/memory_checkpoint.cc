@@ -63,13 +63,6 @@ Value EncodeContainer(Encoder& e, const PodMemory& pod, const ContainerMemory& c
 
 // --- Decoding --------------------------------------------------------------------------------
 
-std::string JsonText(const Value& v) {
-  rapidjson::StringBuffer buf;
-  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
-  v.Accept(w);
-  return buf.GetString();
-}
-
 Status Malformed(const std::string& key, const Value& value, std::string_view expected) {
   return DataLossError(fmt::format("checkpoint key {}: invalid value {} (expected {})", key,
                                    Quote(JsonText(value)), expected));
@@ -92,17 +85,15 @@ StatusOr<const Value*> ObjectMember(const Value& obj, const char* name, const st
 }
 
 StatusOr<std::string> StringMember(const Value& obj, const char* name, const std::string& key) {
-  auto v = Member(obj, name, key);
-  if (!v.ok()) return v.status();
-  if (!(*v)->IsString()) return Malformed(key + "." + name, **v, "a string");
-  return std::string((*v)->GetString(), (*v)->GetStringLength());
+  QRM_ASSIGN_OR_RETURN(auto v, Member(obj, name, key));
+  if (!(v)->IsString()) return Malformed(key + "." + name, *v, "a string");
+  return std::string((v)->GetString(), (v)->GetStringLength());
 }
 
 StatusOr<bool> BoolMember(const Value& obj, const char* name, const std::string& key) {
-  auto v = Member(obj, name, key);
-  if (!v.ok()) return v.status();
-  if (!(*v)->IsBool()) return Malformed(key + "." + name, **v, "true or false");
-  return (*v)->GetBool();
+  QRM_ASSIGN_OR_RETURN(auto v, Member(obj, name, key));
+  if (!(v)->IsBool()) return Malformed(key + "." + name, *v, "true or false");
+  return (v)->GetBool();
 }
 
 StatusOr<uint64_t> ParseBytes(const Value& v, const std::string& key) {
@@ -117,9 +108,8 @@ StatusOr<uint64_t> ParseBytes(const Value& v, const std::string& key) {
 }
 
 StatusOr<uint64_t> BytesMember(const Value& obj, const char* name, const std::string& key) {
-  auto v = Member(obj, name, key);
-  if (!v.ok()) return v.status();
-  return ParseBytes(**v, key + "." + name);
+  QRM_ASSIGN_OR_RETURN(auto v, Member(obj, name, key));
+  return ParseBytes(*v, key + "." + name);
 }
 
 // Checks the machine the file was written on against `state`'s.
@@ -127,23 +117,20 @@ Status CheckMachine(const Value& data, const MemoryState& state,
                     std::vector<std::string>* warnings) {
   auto machine = ObjectMember(data, "machine", "data");
   if (!machine.ok()) return machine.status();
-  auto nodes_text = StringMember(**machine, "numa_nodes", "machine");
-  if (!nodes_text.ok()) return nodes_text.status();
-  if (*nodes_text != state.NodeMask().ToString()) {
+  QRM_ASSIGN_OR_RETURN(auto nodes_text, StringMember(**machine, "numa_nodes", "machine"));
+  if (nodes_text != state.NodeMask().ToString()) {
     return FailedPreconditionError(fmt::format(
         "the checkpoint was written on a machine with NUMA nodes \"{}\", this machine has \"{}\"",
-        *nodes_text, state.NodeMask().ToString()));
+        nodes_text, state.NodeMask().ToString()));
   }
-  auto totals = ObjectMember(**machine, "node_total_bytes", "machine");
-  if (!totals.ok()) return totals.status();
+  QRM_ASSIGN_OR_RETURN(auto totals, ObjectMember(**machine, "node_total_bytes", "machine"));
   for (const NodeMemory& node : state.nodes()) {
     const std::string id = std::to_string(node.id);
-    auto total = BytesMember(**totals, id.c_str(), "machine.node_total_bytes");
-    if (!total.ok()) return total.status();
-    if (*total != node.total_bytes && warnings != nullptr) {
+    QRM_ASSIGN_OR_RETURN(auto total, BytesMember(*totals, id.c_str(), "machine.node_total_bytes"));
+    if (total != node.total_bytes && warnings != nullptr) {
       warnings->push_back(
           fmt::format("NUMA node {} had {} bytes when the checkpoint was written, it has {} now",
-                      node.id, *total, node.total_bytes));
+                      node.id, total, node.total_bytes));
     }
   }
   return Status::Ok();
@@ -153,9 +140,8 @@ Status CheckMachine(const Value& data, const MemoryState& state,
 // against each node's recorded "Allocated".
 using Shares = std::map<std::string, std::map<std::string, std::map<int, uint64_t>>>;
 StatusOr<Shares> ReadShares(const Value& data, const MemoryState& state) {
-  auto machine_state = ObjectMember(data, "machineState", "data");
-  if (!machine_state.ok()) return machine_state.status();
-  auto memory = ObjectMember(**machine_state, "memory", "machineState");
+  QRM_ASSIGN_OR_RETURN(auto machine_state, ObjectMember(data, "machineState", "data"));
+  auto memory = ObjectMember(*machine_state, "memory", "machineState");
   if (!memory.ok()) return memory.status();
   Shares shares;
   for (const auto& n : (*memory)->GetObject()) {
@@ -167,26 +153,23 @@ StatusOr<Shares> ReadShares(const Value& data, const MemoryState& state) {
       return DataLossError(fmt::format("checkpoint key {}: not a NUMA node of the machine", key));
     }
     if (!n.value.IsObject()) return Malformed(key, n.value, "a JSON object");
-    auto allocated = BytesMember(n.value, "Allocated", key);
-    if (!allocated.ok()) return allocated.status();
-    auto entries = ObjectMember(n.value, "pod_entries", key);
-    if (!entries.ok()) return entries.status();
+    QRM_ASSIGN_OR_RETURN(auto allocated, BytesMember(n.value, "Allocated", key));
+    QRM_ASSIGN_OR_RETURN(auto entries, ObjectMember(n.value, "pod_entries", key));
     uint64_t sum = 0;
-    for (const auto& p : (*entries)->GetObject()) {
+    for (const auto& p : (entries)->GetObject()) {
       const std::string pod_key = key + ".pod_entries." + JsonString(p.name);
       if (!p.value.IsObject()) return Malformed(pod_key, p.value, "a JSON object");
       for (const auto& c : p.value.GetObject()) {
-        auto bytes = ParseBytes(c.value, pod_key + "." + JsonString(c.name));
-        if (!bytes.ok()) return bytes.status();
-        shares[JsonString(p.name)][JsonString(c.name)][id] = *bytes;
-        sum += *bytes;
+        QRM_ASSIGN_OR_RETURN(auto bytes, ParseBytes(c.value, pod_key + "." + JsonString(c.name)));
+        shares[JsonString(p.name)][JsonString(c.name)][id] = bytes;
+        sum += bytes;
       }
     }
-    if (sum != *allocated) {
+    if (sum != allocated) {
       return DataLossError(
           fmt::format("checkpoint key {}.Allocated: \"{}\" but its pod_entries "
                       "sum to {}",
-                      key, *allocated, sum));
+                      key, allocated, sum));
     }
   }
   return shares;
@@ -230,12 +213,10 @@ rapidjson::Document EncodeCheckpoint(const MemoryState& state) {
 Status RestoreCheckpoint(const rapidjson::Value& data, MemoryState& state,
                          std::vector<std::string>* warnings) {
   QRM_RETURN_IF_ERROR(CheckMachine(data, state, warnings));
-  auto shares = ReadShares(data, state);
-  if (!shares.ok()) return shares.status();
-  auto entries = ObjectMember(data, "pod_resource_entries", "data");
-  if (!entries.ok()) return entries.status();
+  QRM_ASSIGN_OR_RETURN(auto shares, ReadShares(data, state));
+  QRM_ASSIGN_OR_RETURN(auto entries, ObjectMember(data, "pod_resource_entries", "data"));
 
-  for (const auto& p : (*entries)->GetObject()) {
+  for (const auto& p : (entries)->GetObject()) {
     const std::string uid = JsonString(p.name);
     const std::string pod_key = "pod_resource_entries." + uid;
     if (!p.value.IsObject()) return Malformed(pod_key, p.value, "a JSON object");
@@ -266,7 +247,7 @@ Status RestoreCheckpoint(const rapidjson::Value& data, MemoryState& state,
       memory.hint_preferred = *preferred;
       memory.role = *role;
       memory.numa_exclusive = *exclusive;
-      if (auto pod_shares = shares->find(uid); pod_shares != shares->end()) {
+      if (auto pod_shares = shares.find(uid); pod_shares != shares.end()) {
         if (auto mine = pod_shares->second.find(container); mine != pod_shares->second.end()) {
           memory.bytes_by_node = std::move(mine->second);
           pod_shares->second.erase(mine);
@@ -280,7 +261,7 @@ Status RestoreCheckpoint(const rapidjson::Value& data, MemoryState& state,
     }
   }
   // A share in machineState that no pod_resource_entries container claims is corruption.
-  for (const auto& [uid, containers] : *shares) {
+  for (const auto& [uid, containers] : shares) {
     for (const auto& [container, by_node] : containers) {
       return DataLossError(
           fmt::format("checkpoint key machineState.memory.{}.pod_entries.{}.{}: no such entry in "

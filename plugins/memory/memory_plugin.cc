@@ -12,32 +12,13 @@
 #include "common/log.h"
 #include "plugins/memory/memory_checkpoint.h"
 #include "plugins/memory/memory_placement.h"
+#include "plugins/sdk/responses.h"
 
 namespace qrm::memory {
 namespace {
 
 constexpr const char* kComponent = "memory-plugin";
 constexpr const char* kCpusetMems = "CpusetMems";
-
-// The request fields that say which container an answer is about, echoed so that logs and
-// captures of our answers are readable on their own.
-template <typename Response>
-void EchoIdentity(const pb::ResourceRequest& req, Response* resp) {
-  resp->set_pod_uid(req.pod_uid());
-  resp->set_pod_namespace(req.pod_namespace());
-  resp->set_pod_name(req.pod_name());
-  resp->set_container_name(req.container_name());
-  resp->set_container_type(req.container_type());
-  resp->set_container_index(req.container_index());
-  resp->set_pod_role(req.pod_role());
-  resp->set_pod_type(req.pod_type());
-  resp->set_resource_name(kResourceName);
-  resp->set_native_qos_class(req.native_qos_class());
-}
-
-PodRef Ref(const pb::ResourceRequest& req) {
-  return {req.pod_uid(), req.pod_namespace(), req.pod_name(), req.container_name()};
-}
 
 pb::TopologyHint ToProto(NumaMask nodes, bool preferred) {
   pb::TopologyHint hint;
@@ -173,11 +154,11 @@ StatusOr<NumaMask> MemoryPlugin::ChooseNodes(const pb::ResourceRequest& req,
 
 StatusOr<pb::ResourceHintsResponse> MemoryPlugin::GetTopologyHints(const pb::ResourceRequest& req) {
   auto qos = qos::ResolveQos(req, config_.roles);
-  if (!qos.ok()) return qos.status().WithContext(fmt::format("{}", Ref(req)));
+  if (!qos.ok()) return qos.status().WithContext(fmt::format("{}", sdk::RefOf(req)));
   auto bytes = RequestedBytes(req);
-  if (!bytes.ok()) return bytes.status().WithContext(fmt::format("{}", Ref(req)));
+  if (!bytes.ok()) return bytes.status().WithContext(fmt::format("{}", sdk::RefOf(req)));
   pb::ResourceHintsResponse resp;
-  EchoIdentity(req, &resp);
+  sdk::EchoIdentity(req, kResourceName, &resp);
   // Not NUMA-bound: no preference (an absent entry; an empty list would mean "cannot be
   // satisfied"), answered without waiting for the lock that durable writes hold.
   if (!qos->numa_bound()) return resp;
@@ -201,19 +182,20 @@ StatusOr<pb::ResourceHintsResponse> MemoryPlugin::GetTopologyHints(const pb::Res
   }
   if (list.hints_size() == 0) {
     Logger(kComponent)
-        ->info("{}: {} bytes of NUMA-bound memory fit on no allowed node set", Ref(req), *bytes);
+        ->info("{}: {} bytes of NUMA-bound memory fit on no allowed node set", sdk::RefOf(req),
+               *bytes);
   }
   return resp;
 }
 
 StatusOr<pb::ResourceAllocationResponse> MemoryPlugin::Allocate(const pb::ResourceRequest& req) {
-  const PodRef ref = Ref(req);
+  const PodRef ref = sdk::RefOf(req);
   auto qos = qos::ResolveQos(req, config_.roles);
   if (!qos.ok()) return qos.status().WithContext(fmt::format("{}", ref));
   auto bytes = RequestedBytes(req);
   if (!bytes.ok()) return bytes.status().WithContext(fmt::format("{}", ref));
   pb::ResourceAllocationResponse resp;
-  EchoIdentity(req, &resp);
+  sdk::EchoIdentity(req, kResourceName, &resp);
   auto& allocations = *resp.mutable_allocation_result()->mutable_resource_allocation();
 
   std::lock_guard lock(mu_);
@@ -355,10 +337,10 @@ Status MemoryPlugin::Load() {
   options.version = kCheckpointVersion;
   options.reset_state = config_.reset_state;
   // state_ is still fresh here: the machine and the reservations only.
-  auto load = checkpoint::LoadStateFileInto(path, options, state_, RestoreCheckpoint);
-  if (!load.ok()) return load.status();
-  state_file_ = *load;
-  if (load->restored) {
+  QRM_ASSIGN_OR_RETURN(auto load,
+                       checkpoint::LoadStateFileInto(path, options, state_, RestoreCheckpoint));
+  state_file_ = load;
+  if (load.restored) {
     Logger(kComponent)->info("restored {} pod(s) from {}", state_.pods().size(), path);
   }
   return Status::Ok();

@@ -19,7 +19,7 @@
 #include <string>
 
 #include "checkpoint/state_file.h"
-#include "plugins/machine/topology.h"
+#include "machine/topology.h"
 #include "plugins/memory/memory_config.h"
 #include "plugins/memory/memory_state.h"
 #include "plugins/sdk/resource_plugin.h"

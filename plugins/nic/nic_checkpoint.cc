@@ -53,13 +53,6 @@ Value EncodeAssignment(const PodNics& pod, const NicAssignment& n, Allocator& a)
 
 // --- Decoding --------------------------------------------------------------------------------
 
-std::string JsonText(const Value& v) {
-  rapidjson::StringBuffer buf;
-  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
-  v.Accept(w);
-  return buf.GetString();
-}
-
 Status Malformed(const std::string& key, const Value& value, std::string_view expected) {
   return DataLossError(fmt::format("checkpoint key {}: invalid value {} (expected {})", key,
                                    Quote(JsonText(value)), expected));
@@ -175,8 +168,8 @@ rapidjson::Document EncodeCheckpoint(const NicState& state) {
 Status RestoreCheckpoint(const rapidjson::Value& data, NicState& state,
                          std::vector<std::string>* warnings) {
   const Fields top(data, "data");
-  auto machine_state = top.Object("machineState");
-  if (!machine_state.ok()) return machine_state.status();
+  // machineState is written for operators and never read back, but must be well-formed.
+  QRM_RETURN_IF_ERROR(top.Object("machineState").status());
   auto pod_entries = top.Object("pod_entries");
   if (!pod_entries.ok()) return pod_entries.status();
 
@@ -187,19 +180,19 @@ Status RestoreCheckpoint(const rapidjson::Value& data, NicState& state,
     for (const auto& c : p.value.GetObject()) {
       const std::string container = JsonString(c.name);
       std::string pod_name, pod_ns;
-      auto n = DecodeAssignment(c.value, pod_key + "." + container, &pod_name, &pod_ns);
-      if (!n.ok()) return n.status();
-      state.AddRecorded(uid, pod_name, pod_ns, container, *n);
-      const Nic* nic = state.Find(n->nic);
+      QRM_ASSIGN_OR_RETURN(
+          auto n, DecodeAssignment(c.value, pod_key + "." + container, &pod_name, &pod_ns));
+      state.AddRecorded(uid, pod_name, pod_ns, container, n);
+      const Nic* nic = state.Find(n.nic);
       if (nic == nullptr) {
         warnings->push_back(fmt::format(
             "pod {}/{} ({}) container {} holds NIC \"{}\", which is no longer served; its "
             "allocation is kept and reported as missing",
-            pod_ns, pod_name, uid, container, n->nic.ToString()));
-      } else if (nic->numa_node != n->numa_node) {
+            pod_ns, pod_name, uid, container, n.nic.ToString()));
+      } else if (nic->numa_node != n.numa_node) {
         warnings->push_back(fmt::format(
             "NIC \"{}\" was on NUMA node {} for pod {}/{} ({}) container {}, it is on node {} now",
-            n->nic.ToString(), n->numa_node, pod_ns, pod_name, uid, container, nic->numa_node));
+            n.nic.ToString(), n.numa_node, pod_ns, pod_name, uid, container, nic->numa_node));
       }
     }
   }

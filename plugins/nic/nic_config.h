@@ -6,31 +6,24 @@
 #include <string_view>
 #include <vector>
 
+#include "common/protocol_keys.h"
 #include "common/status.h"
 #include "qos/qos_requirement.h"
 
 namespace qrm::nic {
 
-inline constexpr const char* kDefaultResourceName = "qrm.io/nic";
-inline constexpr const char* kDefaultBandwidthResourceName = "qrm.io/nic-bandwidth";
 // The checkpoint file inside --state-dir.
 inline constexpr const char* kStateFileName = "nic_plugin_state";
 inline constexpr const char* kDefaultStateDir = "/var/lib/qrm/nic-plugin";
-
-// What a container is told about its NIC (the design document's example 3).
-inline constexpr const char* kEnvNicName = "AFFINITY_NIC_NAME";
-inline constexpr const char* kEnvNicIpv4 = "AFFINITY_NIC_ADDR_IPV4";
-inline constexpr const char* kEnvNicIpv6 = "AFFINITY_NIC_ADDR_IPV6";
-inline constexpr const char* kNetnsAnnotation = "kubernetes.io/host-netns-path";
 
 // A bandwidth request above this (1 Pb/s) is nonsense, not a big pod.
 inline constexpr double kMaxBandwidthMbps = 1e9;
 
 struct NicPluginConfig {
-  std::string resource_name = kDefaultResourceName;
+  std::string resource_name = kNicResourceName;
   // Mb/s requested in resource_requests[bandwidth_resource_name]; "" turns bandwidth
   // accounting off (such requests are then ignored).
-  std::string bandwidth_resource_name = kDefaultBandwidthResourceName;
+  std::string bandwidth_resource_name = kNicBandwidthResourceName;
   // A NIC's bandwidth capacity is speed_mbps * bandwidth_ratio (rounded down).
   double bandwidth_ratio = 1.0;
   // Entries "eth0" (that name in any namespace) or "ns1/eth1" (in namespace ns1); empty

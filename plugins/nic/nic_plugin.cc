@@ -10,33 +10,16 @@
 #include "checkpoint/checkpoint_file.h"
 #include "checkpoint/state_file.h"
 #include "common/log.h"
-#include "common/protocol_annotations.h"
+#include "common/protocol_keys.h"
 #include "plugins/nic/nic_checkpoint.h"
 #include "plugins/nic/nic_selection.h"
+#include "plugins/sdk/responses.h"
 
 namespace qrm::nic {
 namespace {
 
 constexpr const char* kComponent = "nic-plugin";
 constexpr const char* kDeviceType = "NIC";
-
-template <typename Response>
-void EchoIdentity(const pb::ResourceRequest& req, const std::string& resource, Response* resp) {
-  resp->set_pod_uid(req.pod_uid());
-  resp->set_pod_namespace(req.pod_namespace());
-  resp->set_pod_name(req.pod_name());
-  resp->set_container_name(req.container_name());
-  resp->set_container_type(req.container_type());
-  resp->set_container_index(req.container_index());
-  resp->set_pod_role(req.pod_role());
-  resp->set_pod_type(req.pod_type());
-  resp->set_resource_name(resource);
-  resp->set_native_qos_class(req.native_qos_class());
-}
-
-PodRef Ref(const pb::ResourceRequest& req) {
-  return {req.pod_uid(), req.pod_namespace(), req.pod_name(), req.container_name()};
-}
 
 pb::TopologyHint SingleNodeHint(int node, bool preferred) {
   pb::TopologyHint hint;
@@ -134,8 +117,7 @@ NicState NicPlugin::Snapshot() const {
 }
 
 StatusOr<NicPlugin::Need> NicPlugin::NeedOf(const pb::ResourceRequest& req) const {
-  auto qos = qos::ResolveQos(req, config_.roles);
-  if (!qos.ok()) return qos.status();
+  QRM_ASSIGN_OR_RETURN(auto qos, qos::ResolveQos(req, config_.roles));
   StatusOr<int64_t> nics = WholeQuantity(req, config_.resource_name, 1);
   if (!nics.ok()) return nics.status();
   StatusOr<int64_t> mbps = WholeQuantity(req, config_.bandwidth_resource_name, kMaxBandwidthMbps);
@@ -143,7 +125,7 @@ StatusOr<NicPlugin::Need> NicPlugin::NeedOf(const pb::ResourceRequest& req) cons
   Need need;
   need.mbps = *mbps;
   need.required = *nics > 0 || *mbps > 0;
-  need.wanted = need.required || qos->numa_bound();
+  need.wanted = need.required || qos.numa_bound();
   return need;
 }
 
@@ -170,9 +152,9 @@ pb::ResourceAllocationInfo NicPlugin::AllocationInfo(const NicAssignment& a) con
 
 StatusOr<pb::ResourceHintsResponse> NicPlugin::GetTopologyHints(const pb::ResourceRequest& req) {
   auto need = NeedOf(req);
-  if (!need.ok()) return need.status().WithContext(fmt::format("{}", Ref(req)));
+  if (!need.ok()) return need.status().WithContext(fmt::format("{}", sdk::RefOf(req)));
   pb::ResourceHintsResponse resp;
-  EchoIdentity(req, config_.resource_name, &resp);
+  sdk::EchoIdentity(req, config_.resource_name, &resp);
   if (!need->wanted) return resp;  // no preference; the common case, answered without a lock
 
   std::lock_guard lock(mu_);
@@ -192,11 +174,11 @@ StatusOr<pb::ResourceHintsResponse> NicPlugin::GetTopologyHints(const pb::Resour
 }
 
 StatusOr<pb::ResourceAllocationResponse> NicPlugin::Allocate(const pb::ResourceRequest& req) {
-  const PodRef ref = Ref(req);
+  const PodRef ref = sdk::RefOf(req);
   auto need = NeedOf(req);
   if (!need.ok()) return need.status().WithContext(fmt::format("{}", ref));
   pb::ResourceAllocationResponse resp;
-  EchoIdentity(req, config_.resource_name, &resp);
+  sdk::EchoIdentity(req, config_.resource_name, &resp);
   // Nothing asked: nothing to hold. (A replayed Allocate carries the same request, so a
   // container that holds a NIC always wants one.)
   if (!need->wanted) return resp;
@@ -371,10 +353,10 @@ Status NicPlugin::Load() {
   options.version = kCheckpointVersion;
   options.reset_state = config_.reset_state;
   // state_ is still fresh here: the machine and the reservations only.
-  auto load = checkpoint::LoadStateFileInto(path, options, state_, RestoreCheckpoint);
-  if (!load.ok()) return load.status();
-  state_file_ = *load;
-  if (load->restored) {
+  QRM_ASSIGN_OR_RETURN(auto load,
+                       checkpoint::LoadStateFileInto(path, options, state_, RestoreCheckpoint));
+  state_file_ = load;
+  if (load.restored) {
     Logger(kComponent)->info("restored {} pod(s) from {}", state_.pods().size(), path);
   }
   return Status::Ok();

@@ -25,7 +25,7 @@
 #include <string>
 
 #include "checkpoint/state_file.h"
-#include "plugins/machine/topology.h"
+#include "machine/topology.h"
 #include "plugins/nic/nic_config.h"
 #include "plugins/nic/nic_state.h"
 #include "plugins/sdk/resource_plugin.h"

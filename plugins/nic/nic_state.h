@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "common/status.h"
-#include "plugins/machine/topology.h"
+#include "machine/topology.h"
 #include "plugins/nic/nic_config.h"
 
 namespace qrm::nic {

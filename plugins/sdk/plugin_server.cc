@@ -112,12 +112,11 @@ class PluginServer::Impl {
   // listener would stop for good on EMFILE and unlink whatever is at the path on shutdown.
   Status StartServer() {
     QRM_RETURN_IF_ERROR(RemoveStaleSocket());
-    auto fd = ListenUnixSocket(socket_path_);
-    if (!fd.ok()) return fd.status();
+    QRM_ASSIGN_OR_RETURN(auto fd, ListenUnixSocket(socket_path_));
     struct stat st {};
     if (::chmod(socket_path_.c_str(), 0600) != 0 || ::stat(socket_path_.c_str(), &st) != 0) {
       const Status s = ErrnoError(errno, "chmod", socket_path_);
-      ::close(*fd);
+      ::close(fd);
       return s;
     }
     grpc::ServerBuilder builder;
@@ -125,7 +124,7 @@ class PluginServer::Impl {
     builder.RegisterService(&watcher_service_);
     std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
     if (!server) {
-      ::close(*fd);
+      ::close(fd);
       return UnavailableError(fmt::format("cannot serve on {}", socket_path_));
     }
     // The socket's 0600 mode decides who connects; no peer check beyond it.
@@ -133,7 +132,7 @@ class PluginServer::Impl {
     anyone.anyone = true;
     auto listener =
         std::make_unique<PeerCheckedListener>(socket_path_, anyone, SocketPermissions{}, "sdk");
-    if (Status s = listener->Adopt(server.get(), *fd); !s.ok()) {
+    if (Status s = listener->Adopt(server.get(), fd); !s.ok()) {
       server->Shutdown();
       return s;
     }

@@ -6,7 +6,7 @@
 
 #include "common/log.h"
 #include "common/metrics/metrics.h"
-#include "qrm/admission/parallel.h"
+#include "common/parallel_map.h"
 #include "qrm/topology/policy_names.h"
 
 namespace qrm::host {
@@ -250,18 +250,17 @@ StatusOr<topology::TopologyHint> Admission::MergeOrReject(
     }
     providers.push_back(std::move(*hints[i]));
   }
-  auto merged = topology::Merge(options_.policy, options_.policy_options, numa_, providers);
-  if (!merged.ok()) return merged.status();
-  if (!merged->admit) {
+  QRM_ASSIGN_OR_RETURN(auto merged,
+                       topology::Merge(options_.policy, options_.policy_options, numa_, providers));
+  if (!merged.admit) {
     return FailedPreconditionError(
         fmt::format("topology affinity error: policy {} cannot admit {} (best hint {})",
-                    topology::PolicyName(options_.policy), subject, merged->best.ToString()));
+                    topology::PolicyName(options_.policy), subject, merged.best.ToString()));
   }
-  return merged->best;
+  return merged.best;
 }
 
-StatusOr<AdmissionResult> Admission::Admit(const ContainerRequest& request) {
-  auto log = Logger("admission");
+Status Admission::ValidateRequest(const ContainerRequest& request) {
   if (request.pod_uid.empty() || request.container_name.empty()) {
     return InvalidArgumentError(fmt::format(
         "admission needs a pod uid and a container name (got pod uid \"{}\", container \"{}\")",
@@ -275,15 +274,79 @@ StatusOr<AdmissionResult> Admission::Admit(const ContainerRequest& request) {
                                               Ref(request), name, quantity));
     }
   }
+  return Status::Ok();
+}
+
+StatusOr<topology::TopologyHint> Admission::Affinity(const ContainerRequest& mapped,
+                                                     std::vector<Target>& targets) {
+  if (options_.policy == topology::Policy::kNone) return topology::TopologyHint::Any(false);
+  return options_.scope == topology::Scope::kPod ? PodAffinity(mapped, targets)
+                                                 : ContainerAffinity(mapped, targets);
+}
+
+std::vector<StatusOr<pb::ResourceAllocationResponse>> Admission::AllocateOnPlugins(
+    const pb::ResourceRequest& base, const std::vector<Target>& targets,
+    std::vector<Target>& sent) {
+  for (const auto& t : targets) {
+    if (!t.skipped) sent.push_back(t);
+  }
+  return ParallelMap<StatusOr<pb::ResourceAllocationResponse>>(
+      workers_, sent.size(), [&](size_t i) {
+        pb::ResourceRequest req = base;
+        req.set_resource_name(sent[i].resource);
+        return sent[i].endpoint->Allocate(req, options_.rpc_timeout);
+      });
+}
+
+Status Admission::CollectAllocations(
+    const ContainerRequest& request, const std::vector<Target>& sent,
+    std::vector<StatusOr<pb::ResourceAllocationResponse>>& responses, AdmissionResult& result) {
+  const FailurePolicy on_failure = PolicyFor(request);
+  for (size_t i = 0; i < sent.size(); ++i) {
+    if (!responses[i].ok()) {
+      if (on_failure == FailurePolicy::kIgnore && IsPluginOutage(responses[i].status())) {
+        Logger("admission")
+            ->warn("{}: admitting without {}: {}", Ref(request), sent[i].resource,
+                   responses[i].status().message());
+        result.skipped_resources.push_back(sent[i].resource);
+        continue;
+      }
+      return responses[i].status();
+    }
+    for (const auto& [resource, info] : responses[i]->allocation_result().resource_allocation()) {
+      QRM_RETURN_IF_ERROR(ValidateAllocationInfo(sent[i].resource, resource, info));
+      result.allocation.resources[resource] = info;
+    }
+  }
+  return Status::Ok();
+}
+
+Status Admission::CompleteAndPersist(const ContainerRequest& request, AdmissionResult& result) {
+  QRM_ASSIGN_OR_RETURN(result.update, BuildContainerUpdate(result.allocation.resources));
+  for (const auto& c : result.update.conflicts)
+    Logger("admission")->warn("{}: {}", Ref(request), c);
+  if (!result.skipped_resources.empty()) {
+    (*result.allocation.request.mutable_annotations())[kSkippedResourcesAnnotation] =
+        fmt::format("{}", fmt::join(result.skipped_resources, ","));
+    QRM_RETURN_IF_ERROR(confinement_.Apply(request.pod_uid, request.container_name,
+                                           result.allocation, state_.Snapshot(), &result.update));
+    CountSkipped(result.skipped_resources, ResolveQos(request));
+  }
+  return state_.PutContainer(request.pod_uid, request.pod_name, request.pod_namespace,
+                             request.container_name, result.allocation);
+}
+
+StatusOr<AdmissionResult> Admission::Admit(const ContainerRequest& request) {
+  auto log = Logger("admission");
+  QRM_RETURN_IF_ERROR(ValidateRequest(request));
   auto pod_lock = locks_.Lock(request.pod_uid);
 
   if (auto stored = state_.GetContainer(request.pod_uid, request.container_name)) {
-    auto update = BuildContainerUpdate(stored->resources);
-    if (!update.ok()) return update.status();
+    QRM_ASSIGN_OR_RETURN(auto update, BuildContainerUpdate(stored->resources));
     QRM_RETURN_IF_ERROR(confinement_.Apply(request.pod_uid, request.container_name, *stored,
-                                           state_.Snapshot(), &*update));
+                                           state_.Snapshot(), &update));
     log->info("{}: already admitted, returning the checkpointed result", Ref(request));
-    return AdmissionResult{*stored, std::move(*update), true, {}};
+    return AdmissionResult{*stored, std::move(update), true, {}};
   }
 
   // Aliased quantities are what the plugins see.
@@ -302,75 +365,23 @@ StatusOr<AdmissionResult> Admission::Admit(const ContainerRequest& request) {
         .Observe(phase.Seconds());
     phase = metrics::Stopwatch();
   };
-  StatusOr<topology::TopologyHint> affinity =
-      options_.policy == topology::Policy::kNone ? topology::TopologyHint::Any(false)
-      : options_.scope == topology::Scope::kPod  ? PodAffinity(mapped, targets)
-                                                 : ContainerAffinity(mapped, targets);
+  StatusOr<topology::TopologyHint> affinity = Affinity(mapped, targets);
   observe("affinity", affinity.ok());
   if (!affinity.ok()) {
     log->error("{}: admission refused: {}", Ref(request), affinity.status().message());
     return affinity.status();
   }
 
-  pb::ResourceRequest base = ToResourceRequest(mapped);
-  *base.mutable_hint() = ToProtoHint(*affinity, numa_.DefaultAffinity());
-  std::vector<Target> sent;
-  for (const auto& t : targets) {
-    if (!t.skipped) sent.push_back(t);
-  }
-  auto responses =
-      ParallelMap<StatusOr<pb::ResourceAllocationResponse>>(workers_, sent.size(), [&](size_t i) {
-        pb::ResourceRequest req = base;
-        req.set_resource_name(sent[i].resource);
-        return sent[i].endpoint->Allocate(req, options_.rpc_timeout);
-      });
-
-  const FailurePolicy on_failure = PolicyFor(request);
   AdmissionResult result;
-  result.allocation.request = base;
-  Status failure;
-  for (size_t i = 0; i < sent.size() && failure.ok(); ++i) {
-    if (!responses[i].ok()) {
-      if (on_failure == FailurePolicy::kIgnore && IsPluginOutage(responses[i].status())) {
-        log->warn("{}: admitting without {}: {}", Ref(request), sent[i].resource,
-                  responses[i].status().message());
-        result.skipped_resources.push_back(sent[i].resource);
-        continue;
-      }
-      failure = responses[i].status();
-      break;
-    }
-    for (const auto& [resource, info] : responses[i]->allocation_result().resource_allocation()) {
-      failure = ValidateAllocationInfo(sent[i].resource, resource, info);
-      if (!failure.ok()) break;
-      result.allocation.resources[resource] = info;
-    }
-  }
+  result.allocation.request = ToResourceRequest(mapped);
+  *result.allocation.request.mutable_hint() = ToProtoHint(*affinity, numa_.DefaultAffinity());
+  std::vector<Target> sent;
+  auto responses = AllocateOnPlugins(result.allocation.request, targets, sent);
+  Status failure = CollectAllocations(request, sent, responses, result);
   for (const auto& t : targets) {
     if (t.skipped) result.skipped_resources.push_back(t.resource);
   }
-  if (failure.ok()) {
-    auto update = BuildContainerUpdate(result.allocation.resources);
-    if (update.ok()) {
-      result.update = std::move(*update);
-      for (const auto& c : result.update.conflicts) log->warn("{}: {}", Ref(request), c);
-    } else {
-      failure = update.status();
-    }
-  }
-  if (failure.ok() && !result.skipped_resources.empty()) {
-    (*result.allocation.request.mutable_annotations())[kSkippedResourcesAnnotation] =
-        fmt::format("{}", fmt::join(result.skipped_resources, ","));
-  }
-  if (failure.ok() && !result.skipped_resources.empty()) {
-    failure = confinement_.Apply(request.pod_uid, request.container_name, result.allocation,
-                                 state_.Snapshot(), &result.update);
-    CountSkipped(result.skipped_resources, ResolveQos(request));
-  }
-  if (failure.ok()) {
-    failure = state_.PutContainer(request.pod_uid, request.pod_name, request.pod_namespace,
-                                  request.container_name, result.allocation);
-  }
+  if (failure.ok()) failure = CompleteAndPersist(request, result);
   observe("allocate", failure.ok());
   if (!failure.ok()) {
     log->error("{}: admission failed, rolling back {} plugin(s): {}", Ref(request), sent.size(),

@@ -37,6 +37,7 @@
 
 #include <boost/asio/thread_pool.hpp>
 
+#include "common/pod_locks.h"
 #include "common/status.h"
 #include "qrm/admission/confinement.h"
 #include "qrm/admission/container_request.h"
@@ -44,7 +45,6 @@
 #include "qrm/admission/skipped_status.h"
 #include "qrm/apply/container_update.h"
 #include "qrm/registry/plugin_registry.h"
-#include "qrm/state/pod_locks.h"
 #include "qrm/state/state_store.h"
 #include "qrm/topology/merge.h"
 
@@ -133,6 +133,22 @@ class Admission {
       const ContainerRequest& request, std::vector<Target>& targets,
       std::vector<StatusOr<topology::ResourceHints>> hints, const std::string& subject);
   void Rollback(const ContainerRequest& request, const std::vector<Target>& allocated);
+
+  // The steps of Admit, in order.
+  static Status ValidateRequest(const ContainerRequest& request);
+  // The merged affinity under the configured policy and scope (`mapped`: aliases applied).
+  StatusOr<topology::TopologyHint> Affinity(const ContainerRequest& mapped,
+                                            std::vector<Target>& targets);
+  // Allocate on every target not skipped (in parallel); fills `sent` with those targets.
+  std::vector<StatusOr<pb::ResourceAllocationResponse>> AllocateOnPlugins(
+      const pb::ResourceRequest& base, const std::vector<Target>& targets,
+      std::vector<Target>& sent);
+  // The answers into `result` under the failure policy; the first failure it cannot excuse.
+  Status CollectAllocations(const ContainerRequest& request, const std::vector<Target>& sent,
+                            std::vector<StatusOr<pb::ResourceAllocationResponse>>& responses,
+                            AdmissionResult& result);
+  // Owned fields, skipped-resource annotation and confinement, then the durable checkpoint.
+  Status CompleteAndPersist(const ContainerRequest& request, AdmissionResult& result);
 
   const AdmissionOptions options_;
   const topology::NumaInfo numa_;

@@ -1,10 +1,21 @@
 #include "qrm/host/host.h"
 
 #include "common/log.h"
-#include "qrm/admission/parallel.h"
-#include "qrm/host/numa_sysfs.h"
+#include "common/parallel_map.h"
+#include "machine/numa_layout.h"
 
 namespace qrm::host {
+
+StatusOr<topology::NumaInfo> LoadNumaInfo(const std::string& sysfs_root) {
+  QRM_ASSIGN_OR_RETURN(const machine::NumaLayout layout, machine::ReadNumaLayout(sysfs_root));
+  std::vector<std::vector<uint32_t>> distances;
+  for (const std::vector<int>& row : layout.distances) {
+    distances.emplace_back(row.begin(), row.end());
+  }
+  auto info = topology::NumaInfo::Create(layout.nodes, std::move(distances));
+  if (!info.ok()) return info.status().WithContext(sysfs_root + "/devices/system/node");
+  return info;
+}
 
 Host::Host(HostOptions options) : options_(std::move(options)) {}
 

@@ -78,4 +78,9 @@ class Host {
   bool started_ = false;
 };
 
+// The machine's NUMA nodes and distances for the topology manager, from
+// machine::ReadNumaLayout (`sysfs_root` is "/sys" on a real machine; tests point it at a
+// fake tree; no node directory means one node 0).
+StatusOr<topology::NumaInfo> LoadNumaInfo(const std::string& sysfs_root);
+
 }  // namespace qrm::host

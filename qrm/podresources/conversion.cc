@@ -112,7 +112,7 @@ std::vector<std::string> SplitIds(std::string_view text) {
   for (const auto& [resource, res] : allocatable) {
     for (const rp::TopologyAwareQuantity& q : res.topology_aware_allocatable_quantity_list()) {
       if (resource == mapping.cpu_resource) {
-        auto it = q.annotations().find(kAllocatableCpusAnnotation);
+        auto it = q.annotations().find(kCpusAnnotation);
         if (it == q.annotations().end()) continue;
         if (auto parsed = CpuSet::Parse(it->second); parsed.ok()) cpus = cpus.Union(*parsed);
       } else if (resource == mapping.memory_resource) {

@@ -32,11 +32,11 @@
 #include "api/podresources_v1.pb.h"
 #include "api/resourceplugin_v1alpha1.pb.h"
 #include "common/numa_mask.h"
+#include "common/protocol_keys.h"
 #include "qrm/state/pod_resources.h"
 
 namespace qrm::host {
 
-inline constexpr const char* kAllocatableCpusAnnotation = "qrm.io/cpus";
 // Bound on the ids synthesized for one countable quantity (a hostile or broken report of
 // 1e18 units must not exhaust memory).
 inline constexpr int64_t kMaxDeviceUnits = 4096;
@@ -45,7 +45,7 @@ struct PodResourcesMapping {
   std::string cpu_resource = "cpu";
   std::string memory_resource = "memory";
   // Resources reported as devices (e.g. "qrm.io/nic").
-  std::set<std::string> device_resources = {"qrm.io/nic"};
+  std::set<std::string> device_resources = {kNicResourceName};
   // The machine's NUMA nodes: the topology of memory bound to no node. Empty: unknown (such
   // blocks then carry no topology).
   NumaMask machine_nodes;

@@ -27,13 +27,10 @@
 #include <vector>
 
 #include "api/resourceplugin_v1alpha1.pb.h"
-#include "common/protocol_annotations.h"
+#include "common/protocol_keys.h"
 #include "qrm/state/pod_resources.h"
 
 namespace qrm::host {
-
-// Set on the synthesized request of an adopted container, whose real request is unknown.
-inline constexpr const char* kAdoptedAnnotation = "qrm.io/adopted";
 
 // One plugin's successful GetResourcesAllocation answer.
 struct PluginReport {

@@ -2,7 +2,7 @@
 
 #include "common/log.h"
 #include "common/metrics/metrics.h"
-#include "qrm/admission/parallel.h"
+#include "common/parallel_map.h"
 
 namespace qrm::host {
 

@@ -27,8 +27,8 @@ Status CheckRegisterRequestSizes(const pb::RegisterRequest& request) {
   return Status::Ok();
 }
 
-BoundedRegistrationService::BoundedRegistrationService(AdmitFn admit, int max_concurrent)
-    : admit_(std::move(admit)),
+BoundedRegistrationService::BoundedRegistrationService(RegisterFn accept, int max_concurrent)
+    : accept_(std::move(accept)),
       max_concurrent_(max_concurrent),
       pool_(static_cast<size_t>(max_concurrent)) {}
 
@@ -55,7 +55,7 @@ grpc::ServerUnaryReactor* BoundedRegistrationService::Register(grpc::CallbackSer
     return reactor;
   }
   boost::asio::post(pool_, [this, reactor, request] {
-    const Status s = admit_(*request);
+    const Status s = accept_(*request);
     in_flight_.fetch_sub(1);
     reactor->Finish(ToGrpcStatus(s));
   });

@@ -36,8 +36,8 @@ Status CheckRegisterRequestSizes(const ::resourceplugin::v1alpha1::RegisterReque
 class BoundedRegistrationService
     : public ::resourceplugin::v1alpha1::Registration::CallbackService {
  public:
-  using AdmitFn = std::function<Status(const ::resourceplugin::v1alpha1::RegisterRequest&)>;
-  BoundedRegistrationService(AdmitFn admit, int max_concurrent);
+  using RegisterFn = std::function<Status(const ::resourceplugin::v1alpha1::RegisterRequest&)>;
+  BoundedRegistrationService(RegisterFn accept, int max_concurrent);
   ~BoundedRegistrationService() override;
 
   grpc::ServerUnaryReactor* Register(grpc::CallbackServerContext* context,
@@ -45,7 +45,7 @@ class BoundedRegistrationService
                                      ::resourceplugin::v1alpha1::Empty* response) override;
 
  private:
-  const AdmitFn admit_;
+  const RegisterFn accept_;
   const int max_concurrent_;
   std::atomic<int> in_flight_{0};
   RateLimitedLog refusals_{Logger("registry"), "refused registration lines"};

@@ -17,9 +17,9 @@ struct MachineLimits {
   std::optional<NumaMask> numa_nodes;
 };
 
-// Reads <sysfs_root>/devices/system/cpu/online and .../node/online; a machine without the
-// node directory (NUMA disabled) is node 0. A missing or malformed CPU list is an error
-// naming the file: the host must not guess which CPUs exist.
+// The online CPUs and NUMA nodes (machine/numa_layout.h); a machine without the node
+// directory (NUMA disabled) is node 0. A missing or malformed CPU list is an error naming the
+// file: the host must not guess which CPUs exist.
 StatusOr<MachineLimits> LoadMachineLimits(const std::string& sysfs_root);
 
 }  // namespace qrm::host

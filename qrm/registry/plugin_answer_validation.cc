@@ -45,9 +45,8 @@ Status CheckHintList(std::string_view where, const pb::ListOfTopologyHints& list
 Status CheckCpusetOnMachine(const std::string& resource, OciProperty p, const std::string& value,
                             const std::string& canonical, const MachineLimits& limits) {
   if (p == OciProperty::kCpusetCpus && limits.online_cpus) {
-    auto set = CpuSet::Parse(canonical);
-    if (!set.ok()) return set.status();
-    CpuSet outside = *set;
+    QRM_ASSIGN_OR_RETURN(auto set, CpuSet::Parse(canonical));
+    CpuSet outside = set;
     for (int cpu : *limits.online_cpus) outside.Remove(cpu);
     if (!outside.Empty()) {
       return InvalidArgumentError(fmt::format(
@@ -56,9 +55,8 @@ Status CheckCpusetOnMachine(const std::string& resource, OciProperty p, const st
     }
   }
   if (p == OciProperty::kCpusetMems && limits.numa_nodes) {
-    auto mask = NumaMask::Parse(canonical);
-    if (!mask.ok()) return mask.status();
-    if (!mask->IsSubsetOf(*limits.numa_nodes)) {
+    QRM_ASSIGN_OR_RETURN(auto mask, NumaMask::Parse(canonical));
+    if (!mask.IsSubsetOf(*limits.numa_nodes)) {
       return InvalidArgumentError(fmt::format(
           "resource {}: CpusetMems value {}: names NUMA nodes this machine does not have "
           "(nodes: {})",

@@ -76,7 +76,7 @@ class PluginRegistry::RegistrationService final : public BoundedRegistrationServ
   explicit RegistrationService(PluginRegistry& registry)
       : BoundedRegistrationService(
             [&registry](const pb::RegisterRequest& request) {
-              return registry.Admit(request, RegistrationStyle::kRegisterRpc);
+              return registry.AcceptRegistration(request, RegistrationStyle::kRegisterRpc);
             },
             registry.options_.max_concurrent_registrations) {}
 };
@@ -268,10 +268,11 @@ void PluginRegistry::Discover(const std::string& socket_name) {
     req.set_version(std::string(kSupportedVersion));
     req.set_endpoint(socket_name);
     req.set_resource_name(info.name());
-    status = Admit(req, RegistrationStyle::kDirectoryWatcher);
+    status = AcceptRegistration(req, RegistrationStyle::kDirectoryWatcher);
   }
   if (!status.ok()) {
-    // The one line an operator gets for it (Admit does not log watcher-style refusals).
+    // The one line an operator gets for it (AcceptRegistration does not log watcher-style
+    // refusals).
     log->warn("socket {}: plugin {} refused: {}", path, Quote(info.name()), status.message());
   }
   preg::RegistrationStatus notify;
@@ -285,7 +286,8 @@ void PluginRegistry::Discover(const std::string& socket_name) {
   }
 }
 
-Status PluginRegistry::Admit(const pb::RegisterRequest& request, RegistrationStyle style) {
+Status PluginRegistry::AcceptRegistration(const pb::RegisterRequest& request,
+                                          RegistrationStyle style) {
   auto refuse = [&](const Status& s) {
     // Directory-watched plugins are refused with one warning in Discover, naming the socket.
     // Client strings quoted and capped; a flood of refusals is rate-limited.

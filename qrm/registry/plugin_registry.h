@@ -1,12 +1,12 @@
 // PluginRegistry: which resource plugins this host knows and how to reach them.
 //
-// Plugins arrive two ways, both ending in Admit():
+// Plugins arrive two ways, both ending in AcceptRegistration():
 //  * Register RPC (device-plugin style) on <plugin_dir>/<registration_socket>;
 //  * directory watching (plugin-watcher style): a socket appearing in the
 //    plugin directory is asked GetInfo and, if it is a v1alpha1 resource
 //    plugin, registered and told so with NotifyRegistrationStatus.
-// Admit() validates the version, the resource name (Kubernetes' container resource name
-// rules) and the endpoint (a plain socket name confined to the plugin directory), dials back
+// AcceptRegistration() validates the version, the resource name (Kubernetes' container resource
+// name rules) and the endpoint (a plain socket name confined to the plugin directory), dials back
 // and reads GetResourcePluginOptions. A Register RPC's own options win, as in the kubewharf
 // kubelet (a difference is logged once); directory-watched plugins send none, so theirs come
 // from GetResourcePluginOptions. A plugin refused during directory watching gets one warning
@@ -35,6 +35,7 @@
 #include <boost/asio/thread_pool.hpp>
 
 #include "common/grpc/peer_checked_listener.h"
+#include "common/protocol_keys.h"
 #include "common/rate_limited_log.h"
 #include "qrm/registry/machine_limits.h"
 #include "qrm/registry/plugin_endpoint.h"
@@ -65,7 +66,7 @@ struct RegistryOptions {
   // only that plugin sees their quantities (plugin_endpoint.h). The default matches the NIC
   // plugin's default names.
   std::map<std::string, std::string> accompanying_resources = {
-      {"qrm.io/nic-bandwidth", "qrm.io/nic"}};
+      {kNicBandwidthResourceName, kNicResourceName}};
   // Register calls checked at once (each may wait dial_timeout for its plugin); more are
   // refused with RESOURCE_EXHAUSTED (bounded_registration.h).
   int max_concurrent_registrations = 4;
@@ -84,10 +85,10 @@ class PluginRegistry {
   void Stop();
 
   // Validates, dials back and records a plugin. Returns the refusal reason.
-  Status Admit(const pb::RegisterRequest& request, RegistrationStyle style);
+  Status AcceptRegistration(const pb::RegisterRequest& request, RegistrationStyle style);
 
-  // Called by Admit for every accepted registration, after the dial-back and before the
-  // endpoint is published, so admission reaches the plugin only once it returns: the host
+  // Called by AcceptRegistration for every accepted registration, after the dial-back and before
+  // the endpoint is published, so admission reaches the plugin only once it returns: the host
   // replays there what a restarted plugin lost (Reconciler::OnPluginRegistered). Set it
   // before Start.
   using RegistrationHook = std::function<void(const std::shared_ptr<PluginEndpoint>&)>;

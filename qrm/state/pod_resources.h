@@ -13,15 +13,11 @@
 
 #include "api/resourceplugin_v1alpha1.pb.h"
 #include "common/numa_mask.h"
+#include "common/protocol_keys.h"
 
 namespace qrm::host {
 
 namespace pb = ::resourceplugin::v1alpha1;
-
-// On a stored request: the resources admission left out under the "ignore" failure policy
-// (their plugin was down), comma-separated. The reconcile loop allocates them once the plugin
-// answers again (qrm/reconcile/rebuild.h).
-inline constexpr const char* kSkippedResourcesAnnotation = "qrm.io/skipped-resources";
 
 struct ContainerAllocation {
   // The request admission sent: pod/container identity, quantities, labels, annotations and

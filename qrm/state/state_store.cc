@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <ctime>
 #include <map>
+#include <optional>
 #include <string_view>
 #include <thread>
 #include <utility>
@@ -94,6 +95,61 @@ StatusOr<std::string> MoveAside(const std::string& path, std::string_view what) 
   return target;
 }
 
+// One pod file of the pods directory: its pod, or nullopt when it is to be left out (gone
+// since the listing, or corrupt or of another version and moved aside: `corrupt` says why).
+// Errors stop the load: a file that cannot be moved aside, or one whose valid checksum covers
+// content qrm never writes.
+StatusOr<std::optional<PodAllocation>> LoadPodFile(const std::string& pods_dir,
+                                                   const std::string& name,
+                                                   std::vector<std::string>& corrupt) {
+  const std::string path = pods_dir + "/" + name;
+  const std::string uid = name.substr(0, name.size() - kSuffix.size());
+  if (Status valid = StateStore::ValidatePodUid(uid); !valid.ok()) {
+    return DataLossError(
+        fmt::format("checkpoint {}: not named after a pod: {}; the file is "
+                    "left in place (qrm never writes such a file)",
+                    path, valid.message()));
+  }
+  checkpoint::ReadOptions options;
+  options.min_version = StateStore::kVersion;
+  options.max_version = StateStore::kVersion;
+  options.quarantine_corrupt = true;
+  StatusOr<checkpoint::Checkpoint> cp = checkpoint::Read(path, options);
+  if (!cp.ok()) {
+    const Status& s = cp.status();
+    if (checkpoint::IsMissing(s)) return std::optional<PodAllocation>();  // removed since
+    if (checkpoint::IsUnsupportedVersion(s)) {
+      // Another qrm's file (older or newer): kept for it, but out of our way, so this
+      // host starts and rebuilds the pod from the plugins and the runtime.
+      StatusOr<std::string> aside = MoveAside(path, "unsupported-version");
+      if (!aside.ok()) return s.WithContext(aside.status().message());
+      corrupt.push_back(fmt::format("{}; moved aside to {}", s.message(), *aside));
+      return std::optional<PodAllocation>();
+    }
+    if (!checkpoint::IsCorrupt(s)) return s;
+    // Leaving the pod out is only safe if the evidence was moved aside; otherwise our
+    // next write of the pod would replace it.
+    struct stat st;
+    if (::stat(path.c_str(), &st) == 0) return s;
+    corrupt.push_back(s.message());
+    return std::optional<PodAllocation>();
+  }
+  StatusOr<PodAllocation> pod = DecodePod(cp->data);
+  if (!pod.ok()) {
+    return DataLossError(fmt::format(
+        "checkpoint {}: checksum is valid but the content is not: {}; the file is left in "
+        "place (this is a qrm bug, not a disk fault)",
+        path, pod.status().message()));
+  }
+  if (pod->uid != uid) {
+    return DataLossError(fmt::format(
+        "checkpoint {}: holds pod \"{}\", not \"{}\" as its name says; the file is left in "
+        "place (qrm never writes such a file)",
+        path, pod->uid, uid));
+  }
+  return std::optional<PodAllocation>(std::move(*pod));
+}
+
 }  // namespace
 
 StateStore::StateStore(std::string state_dir)
@@ -143,60 +199,17 @@ Status StateStore::Load() {
   StatusOr<std::vector<std::string>> names = ListDirectory(pods_dir_);
   if (!names.ok()) return names.status();
 
-  checkpoint::ReadOptions options;
-  options.min_version = kVersion;
-  options.max_version = kVersion;
-  options.quarantine_corrupt = true;
   PodResources pods;
   std::vector<std::string> corrupt;
   for (const std::string& name : *names) {
     // Temp files start with '.'; quarantined files end in .corrupt-<time>[.N].
     if (name.starts_with('.') || !name.ends_with(kSuffix)) continue;
-    const std::string path = pods_dir_ + "/" + name;
-    const std::string uid = name.substr(0, name.size() - kSuffix.size());
-    if (Status valid = ValidatePodUid(uid); !valid.ok()) {
-      return DataLossError(
-          fmt::format("checkpoint {}: not named after a pod: {}; the file is "
-                      "left in place (qrm never writes such a file)",
-                      path, valid.message()));
-    }
-    StatusOr<checkpoint::Checkpoint> cp = checkpoint::Read(path, options);
-    if (!cp.ok()) {
-      const Status& s = cp.status();
-      if (checkpoint::IsMissing(s)) continue;  // removed since the listing
-      if (checkpoint::IsUnsupportedVersion(s)) {
-        // Another qrm's file (older or newer): kept for it, but out of our way, so this
-        // host starts and rebuilds the pod from the plugins and the runtime.
-        StatusOr<std::string> aside = MoveAside(path, "unsupported-version");
-        if (!aside.ok()) return s.WithContext(aside.status().message());
-        corrupt.push_back(fmt::format("{}; moved aside to {}", s.message(), *aside));
-        continue;
-      }
-      if (!checkpoint::IsCorrupt(s)) return s;
-      // Leaving the pod out is only safe if the evidence was moved aside; otherwise our
-      // next write of the pod would replace it.
-      struct stat st;
-      if (::stat(path.c_str(), &st) == 0) return s;
-      corrupt.push_back(s.message());
-      continue;
-    }
-    StatusOr<PodAllocation> pod = DecodePod(cp->data);
-    if (!pod.ok()) {
-      return DataLossError(fmt::format(
-          "checkpoint {}: checksum is valid but the content is not: {}; the file is left in "
-          "place (this is a qrm bug, not a disk fault)",
-          path, pod.status().message()));
-    }
-    if (pod->uid != uid) {
-      return DataLossError(fmt::format(
-          "checkpoint {}: holds pod \"{}\", not \"{}\" as its name says; the file is left in "
-          "place (qrm never writes such a file)",
-          path, pod->uid, uid));
-    }
+    QRM_ASSIGN_OR_RETURN(std::optional<PodAllocation> pod, LoadPodFile(pods_dir_, name, corrupt));
+    if (!pod) continue;
     for (auto& [container_name, container] : pod->containers) CacheResourceBytes(container);
+    const std::string uid = pod->uid;
     pods.emplace(uid, std::make_shared<const PodAllocation>(std::move(*pod)));
   }
-
   pods_ = std::move(pods);
   if (!corrupt.empty()) {
     metrics::Default()

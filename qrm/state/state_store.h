@@ -40,8 +40,8 @@
 #include <vector>
 
 #include "checkpoint/checkpoint_file.h"
+#include "common/pod_locks.h"
 #include "common/status.h"
-#include "qrm/state/pod_locks.h"
 #include "qrm/state/pod_resources.h"
 
 namespace qrm::host {

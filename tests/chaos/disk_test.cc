@@ -6,9 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "testing/subprocess.h"
 #include "tests/chaos/chaos_env.h"
 #include "tests/chaos/invariants.h"
-#include "tests/support/subprocess.h"
 
 namespace qrm::chaos {
 namespace {

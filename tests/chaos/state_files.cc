@@ -6,7 +6,7 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
-#include "tests/support/temp_dir.h"
+#include "testing/temp_dir.h"
 
 namespace qrm::chaos {
 
@@ -20,9 +20,32 @@ const char* DamageName(Damage d) {
   return "?";
 }
 
+// A ledger's journal (checkpoint/journal.h): the damage lands in its header line, which no
+// reader takes for a torn append.
+void DamageJournal(std::string& content, Damage d) {
+  const size_t header_end = content.find('\n');
+  REQUIRE(header_end != std::string::npos);
+  switch (d) {
+    case Damage::kTruncated: content.resize(header_end / 2); break;
+    case Damage::kBitFlipped: content[header_end / 2] ^= 0x04; break;
+    case Damage::kEmpty: content.clear(); break;
+    case Damage::kWrongVersion: {
+      const size_t v = content.find("\"journal\":1");
+      REQUIRE(v != std::string::npos);
+      content.replace(v, 11, "\"journal\":7");
+      break;
+    }
+  }
+}
+
 void DamageFile(const std::string& path, Damage d) {
   std::string content = testing::ReadFile(path);
   REQUIRE(content.size() > 16);
+  if (path.ends_with(".journal")) {
+    DamageJournal(content, d);
+    testing::WriteFile(path, content);
+    return;
+  }
   switch (d) {
     case Damage::kTruncated: content.resize(content.size() / 2); break;
     case Damage::kBitFlipped: {
@@ -35,9 +58,9 @@ void DamageFile(const std::string& path, Damage d) {
     }
     case Damage::kEmpty: content.clear(); break;
     case Damage::kWrongVersion: {
-      const size_t v = content.find("\"version\":1");
+      const size_t v = content.find("\"version\":");
       REQUIRE(v != std::string::npos);
-      content.replace(v, 11, "\"version\":7");
+      content.replace(v, 11, "\"version\":7");  // versions are single digits here
       break;
     }
   }

@@ -10,7 +10,8 @@ namespace qrm::chaos {
 enum class Damage { kTruncated, kBitFlipped, kEmpty, kWrongVersion };
 const char* DamageName(Damage d);
 
-// Rewrites `path` damaged as `d` (kWrongVersion: "version" 1 -> 7, checksum still valid).
+// Rewrites `path` damaged as `d` (kWrongVersion: "version" -> 7, checksum still valid). A
+// ledger journal (*.journal) is damaged in its header line.
 void DamageFile(const std::string& path, Damage d);
 
 // Names of the regular files directly in `dir` (not starting with '.').

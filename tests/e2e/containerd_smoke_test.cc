@@ -8,13 +8,13 @@
 #include <catch2/catch.hpp>
 #include <unistd.h>
 
-#include "tests/e2e/support/busybox_image.h"
-#include "tests/e2e/support/containerd.h"
-#include "tests/e2e/support/cri_client.h"
-#include "tests/e2e/support/host.h"
-#include "tests/e2e/support/sha256.h"
-#include "tests/support/subprocess.h"
-#include "tests/support/temp_dir.h"
+#include "testing/e2e/busybox_image.h"
+#include "testing/e2e/containerd.h"
+#include "testing/e2e/cri_client.h"
+#include "testing/e2e/host.h"
+#include "testing/e2e/sha256.h"
+#include "testing/subprocess.h"
+#include "testing/temp_dir.h"
 
 namespace {
 

@@ -25,11 +25,11 @@
 #include "checkpoint/canonical_json.h"
 #include "checkpoint/checkpoint_file.h"
 #include "checkpoint/checksum.h"
+#include "machine/discovery.h"
 #include "plugins/cpu/cpu_layout.h"
 #include "plugins/cpu/state_checkpoint.h"
-#include "plugins/machine/discovery.h"
-#include "plugins/machine/fake_machine.h"
 #include "qrm/state/state_codec.h"
+#include "testing/machine/fake_machine.h"
 
 namespace {
 

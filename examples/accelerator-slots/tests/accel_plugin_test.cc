@@ -234,7 +234,7 @@ TEST_CASE("state survives a restart of the plugin object", "[example][plugin][st
     REQUIRE(plugin->RemovePod("p1").ok());
     before = *plugin->GetResourcesAllocation();
   }
-  REQUIRE(checkpoint::Read(state).ok());
+  REQUIRE(std::filesystem::exists(state + ".journal"));  // the ledger: snapshot + journal
   auto plugin = Make(state);
   auto after = plugin->GetResourcesAllocation();
   REQUIRE(after.ok());
@@ -265,18 +265,20 @@ TEST_CASE("a state file that no longer fits the machine stops the start",
   CHECK_THAT(refused.status().message(), Contains("pod p1 container c0"));
 }
 
-TEST_CASE("a state file from a newer schema is left alone and stops the start",
+TEST_CASE("a state file of another schema version is set aside and the plugin starts empty",
           "[example][plugin][state]") {
   ScratchDir dir;
   const std::string state = dir.File("accel-slots.json");
   rapidjson::Document doc;
   doc.SetObject();
   REQUIRE(checkpoint::Write(state, kStateVersion + 1, doc).ok());
-  AccelConfig config;
-  config.state_path = state;
-  auto refused = AccelPlugin::Create(config);
-  CHECK(refused.status().code() == StatusCode::kFailedPrecondition);
-  CHECK(std::filesystem::exists(state));
+  auto plugin = Make(state);
+  CHECK(Free(*plugin) == 8);
+  int set_aside = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path())) {
+    if (e.path().filename().string().rfind("accel-slots.json.corrupt-", 0) == 0) ++set_aside;
+  }
+  CHECK(set_aside == 1);
 }
 
 TEST_CASE("a corrupt state file is moved aside and the plugin starts empty",
@@ -286,7 +288,9 @@ TEST_CASE("a corrupt state file is moved aside and the plugin starts empty",
   testing::WriteFile(state, "{\"version\":1,\"checks");
   auto plugin = Make(state);
   CHECK(Free(*plugin) == 8);
-  CHECK_FALSE(std::filesystem::exists(state));
+  checkpoint::ReadOptions read;
+  read.max_version = kStateVersion;
+  CHECK(checkpoint::Read(state, read).ok());  // a fresh, empty ledger in its place
   int quarantined = 0;
   for (const auto& e : std::filesystem::directory_iterator(dir.path())) {
     if (e.path().filename().string().rfind("accel-slots.json.corrupt-", 0) == 0) ++quarantined;
@@ -340,6 +344,28 @@ TEST_CASE("a replay after lost state gets the previous slots back when they are 
   REQUIRE(anew.ok());
   CHECK(anew->allocation_result().resource_allocation().at(kRes).allocation_result() == "node1:1");
   CHECK(Free(*plugin) == 1);
+}
+
+TEST_CASE("a version 1 state file is upgraded without losing a grant", "[example][state]") {
+  ScratchDir dir;
+  const std::string state = dir.File("accel-slots.json");
+  rapidjson::Document v1;
+  v1.Parse(R"({"pods": {"p1": {"name": "web", "namespace": "default", "containers": {"c0":
+              {"slots": {"0": 2, "1": 1}, "hint": "0-1", "hint_preferred": false}}}}})");
+  REQUIRE(checkpoint::Write(state, 1, v1).ok());
+  auto plugin = Make(state);
+  CHECK(Free(*plugin) == 5);
+  auto held = plugin->GetResourcesAllocation();
+  REQUIRE(held.ok());
+  CHECK(held->pod_resources()
+            .at("p1")
+            .container_resources()
+            .at("c0")
+            .resource_allocation()
+            .at(kRes)
+            .allocation_result() == "node0:2,node1:1");
+  plugin.reset();
+  CHECK(Free(*Make(state)) == 5);  // and now it is a ledger like any other
 }
 
 TEST_CASE("an old default state file moves to the state directory", "[example][state]") {

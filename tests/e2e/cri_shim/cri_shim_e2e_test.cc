@@ -14,11 +14,11 @@
 
 #include "cri-shim/cri_shim.h"
 #include "qrm/host/host.h"
-#include "tests/e2e/support/containerd.h"
-#include "tests/e2e/support/cri_client.h"
-#include "tests/e2e/support/host.h"
-#include "tests/support/child_process.h"
-#include "tests/support/temp_dir.h"
+#include "testing/child_process.h"
+#include "testing/e2e/containerd.h"
+#include "testing/e2e/cri_client.h"
+#include "testing/e2e/host.h"
+#include "testing/temp_dir.h"
 
 namespace {
 

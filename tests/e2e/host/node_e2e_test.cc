@@ -10,8 +10,8 @@
 
 #include "common/cpu_set.h"
 #include "common/id_list.h"
+#include "testing/subprocess.h"
 #include "tests/e2e/host/node_fixture.h"
-#include "tests/support/subprocess.h"
 
 namespace qrm::e2e {
 namespace {

@@ -1,4 +1,4 @@
-// A whole qrm node for end-to-end tests: a private containerd (tests/e2e/support), the
+// A whole qrm node for end-to-end tests: a private containerd (testing/e2e), the
 // qrm-host binary in front of it, and the real qrm-cpu-plugin, qrm-memory-plugin and
 // qrm-nic-plugin processes on this machine's real topology. The test talks CRI to the shim
 // like the kubelet, pod-resources like a monitoring agent and admin like qrmctl.
@@ -21,10 +21,10 @@
 
 #include "api/admin_v1.grpc.pb.h"
 #include "api/podresources_v1.grpc.pb.h"
-#include "tests/e2e/support/containerd.h"
-#include "tests/e2e/support/cri_client.h"
-#include "tests/support/child_process.h"
-#include "tests/support/temp_dir.h"
+#include "testing/child_process.h"
+#include "testing/e2e/containerd.h"
+#include "testing/e2e/cri_client.h"
+#include "testing/temp_dir.h"
 
 namespace qrm::e2e {
 

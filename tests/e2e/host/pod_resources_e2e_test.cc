@@ -11,6 +11,7 @@
 
 #include "checkpoint/checkpoint_file.h"
 #include "common/cpu_set.h"
+#include "plugins/sdk/pod_ledger.h"
 #include "tests/e2e/host/node_fixture.h"
 
 namespace qrm::e2e {
@@ -85,17 +86,22 @@ TEST_CASE("pod-resources lists the CPUs, memory and NICs the plugins recorded") 
   REQUIRE(listed.ok());
   REQUIRE(listed->pod_resources_size() == 2);
 
-  const rapidjson::Document cpu = PluginCheckpoint(node, "cpu", "cpu_plugin_state");
+  // The CPU plugin keeps a ledger (snapshot + journal): what it holds now is both together.
+  auto cpu = sdk::ReadLedger(node.File("state-cpu") + "/cpu_plugin_state");
+  INFO(cpu.status().ToString());
+  REQUIRE(cpu.ok());
+  const auto cpuset_of = [&](const std::string& uid) {
+    rapidjson::Document entry;
+    entry.Parse(cpu->pods.at(uid).at("main").c_str());
+    return std::string(entry["cpuset"].GetString());
+  };
   const rapidjson::Document memory = PluginCheckpoint(node, "memory", "memory_plugin_state");
   const rapidjson::Document nic = PluginCheckpoint(node, "nic", "nic_plugin_state");
 
-  // The shared pool as the CPU plugin records it: the union of every node's shared_cpuset.
-  CpuSet shared_pool;
-  for (const auto& n : cpu["machineState"].GetObject()) {
-    auto cpus = CpuSet::Parse(n.value["shared_cpuset"].GetString());
-    REQUIRE(cpus.ok());
-    shared_pool = shared_pool.Union(*cpus);
-  }
+  // The shared pool as the CPU plugin recorded it for the shared container (admitted after the
+  // bound one took its CPU, so the pool has not moved since).
+  auto shared_pool = CpuSet::Parse(cpuset_of("shared-uid"));
+  REQUIRE(shared_pool.ok());
 
   for (const auto& p : listed->pod_resources()) {
     INFO("pod " << p.name());
@@ -107,13 +113,11 @@ TEST_CASE("pod-resources lists the CPUs, memory and NICs the plugins recorded") 
     // CPUs: the dedicated container's own cpuset, the shared one's pool; both equal the cgroup.
     CpuSet listed_cpus;
     for (int64_t id : c.cpu_ids()) listed_cpus.Add(static_cast<int>(id));
-    const rapidjson::Value* cpu_entry = Entry(cpu["pod_entries"], uid, "main");
-    REQUIRE(cpu_entry != nullptr);
     if (p.name() == "bound") {
-      CHECK(listed_cpus.ToString() == (*cpu_entry)["cpuset"].GetString());
+      CHECK(listed_cpus.ToString() == cpuset_of(uid));
       CHECK(listed_cpus.Size() == 1);
     } else {
-      CHECK(listed_cpus == shared_pool);
+      CHECK(listed_cpus == *shared_pool);
     }
     auto cgroup = shim.ContainerCgroupCpus(container_of.at(p.name()));
     REQUIRE(cgroup.ok());

@@ -20,9 +20,9 @@
 #include "api/cri_runtime_v1.grpc.pb.h"
 #include "cri-shim/cri_shim.h"
 #include "qrm/host/host.h"
+#include "testing/child_process.h"
+#include "testing/temp_dir.h"
 #include "tests/integration/cri_shim/fake_runtime.h"
-#include "tests/support/child_process.h"
-#include "tests/support/temp_dir.h"
 
 namespace qrm::shim::testing {
 

@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "cri-shim/socket_file.h"
+#include "testing/temp_dir.h"
 #include "tests/integration/cri_shim/shim_fixture.h"
-#include "tests/support/temp_dir.h"
 
 namespace qrm::shim::testing {
 namespace {

@@ -15,8 +15,8 @@
 
 #include "common/log.h"
 #include "qrm/host/host.h"
-#include "tests/support/child_process.h"
-#include "tests/support/temp_dir.h"
+#include "testing/child_process.h"
+#include "testing/temp_dir.h"
 
 namespace qrm::host::testing {
 

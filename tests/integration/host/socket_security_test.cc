@@ -9,8 +9,8 @@
 #include "cmd/qrm-host/host_config.h"
 #include "common/config/config.h"
 #include "common/metrics/metrics.h"
+#include "testing/subprocess.h"
 #include "tests/integration/host/host_fixture.h"
-#include "tests/support/subprocess.h"
 
 namespace qrm::host::testing {
 namespace {

@@ -40,10 +40,10 @@ foreach(file
     include/api/resourceplugin_v1alpha1.pb.h
     include/api/resourceplugin_v1alpha1.grpc.pb.h
     include/common/status.h
-    include/common/protocol_annotations.h
+    include/common/protocol_keys.h
     include/checkpoint/checkpoint_file.h
     ${LIBDIR}/libqrm_machine.a
-    include/plugins/machine/discovery.h
+    include/machine/discovery.h
     # The protocols the guide links to, and the example it starts from.
     share/qrm/proto/resourceplugin_v1alpha1.proto
     share/qrm/proto/pluginregistration_v1.proto
@@ -52,6 +52,18 @@ foreach(file
     share/qrm/examples/accelerator-slots/tests/smoke_test.sh)
   if(NOT EXISTS ${prefix}/${file})
     qrm_fail("the install lacks ${file}")
+  endif()
+endforeach()
+# Internals of the libraries are not installed: a plugin cannot come to depend on them.
+foreach(file
+    include/plugins/sdk/grpc_services.h
+    include/machine/netlink.h
+    include/machine/sysfs.h
+    include/checkpoint/canonical_json.h
+    include/common/grpc/peer_checked_listener.h
+    include/testing/machine/fake_machine.h)
+  if(EXISTS ${prefix}/${file})
+    qrm_fail("the install contains ${file}, an internal header")
   endif()
 endforeach()
 # Only the development component was asked for.

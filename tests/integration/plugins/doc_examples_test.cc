@@ -5,8 +5,8 @@
 
 #include "qrm/admin/admin_server.h"
 #include "qrm/podresources/conversion.h"
+#include "testing/subprocess.h"
 #include "tests/integration/plugins/doc_machine_fixture.h"
-#include "tests/support/subprocess.h"
 
 namespace qrm::host::testing {
 namespace {

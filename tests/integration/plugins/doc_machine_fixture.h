@@ -1,4 +1,4 @@
-// The QRM design document's machine (plugins/machine fake shape doc80: 80 CPUs, NUMA0 = 0-39,
+// The QRM design document's machine (machine fake shape doc80: 80 CPUs, NUMA0 = 0-39,
 // NUMA1 = 40-79, eth0 on NUMA0, eth1 on NUMA1 in netns ns1) with an in-process qrm host and
 // the real qrm-cpu-plugin, qrm-memory-plugin and qrm-nic-plugin processes registered with it.
 #pragma once
@@ -10,9 +10,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "plugins/machine/fake_machine.h"
 #include "qrm/host/host.h"
-#include "qrm/host/numa_sysfs.h"
+#include "testing/machine/fake_machine.h"
 #include "tests/integration/host/host_fixture.h"
 
 namespace qrm::host::testing {

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "api/resourceplugin_v1alpha1.grpc.pb.h"
-#include "tests/support/child_process.h"
-#include "tests/support/temp_dir.h"
+#include "testing/child_process.h"
+#include "testing/temp_dir.h"
 
 namespace qrm::sdk {
 namespace {

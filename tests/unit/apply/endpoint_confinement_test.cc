@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "qrm/registry/registration_validation.h"
-#include "tests/support/temp_dir.h"
+#include "testing/temp_dir.h"
 
 namespace qrm::host {
 namespace {

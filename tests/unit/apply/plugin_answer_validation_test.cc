@@ -8,7 +8,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "tests/support/temp_dir.h"
+#include "testing/temp_dir.h"
 
 namespace qrm::host {
 namespace {

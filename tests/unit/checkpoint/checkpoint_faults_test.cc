@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "checkpoint/checkpoint_file.h"
-#include "tests/support/temp_dir.h"
+#include "testing/temp_dir.h"
 #include "tests/unit/checkpoint/checkpoint_test_util.h"
 
 namespace qrm::checkpoint {

@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include "checkpoint/base64.h"
-#include "tests/support/subprocess.h"
-#include "tests/support/temp_dir.h"
+#include "testing/subprocess.h"
+#include "testing/temp_dir.h"
 #include "tests/unit/checkpoint/checkpoint_test_util.h"
 
 namespace qrm::checkpoint {

@@ -6,7 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "common/metrics/metrics.h"
-#include "tests/support/temp_dir.h"
+#include "testing/temp_dir.h"
 #include "tests/unit/checkpoint/checkpoint_test_util.h"
 
 namespace qrm::checkpoint {

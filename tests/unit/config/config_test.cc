@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "common/config/po_error_text.h"
-#include "tests/support/temp_dir.h"
+#include "testing/temp_dir.h"
 
 namespace qrm::config {
 namespace {

@@ -9,10 +9,10 @@
 
 #include <catch2/catch.hpp>
 
+#include "machine/discovery.h"
 #include "plugins/cpu/cpu_plugin.h"
-#include "plugins/machine/discovery.h"
-#include "plugins/machine/fake_machine.h"
-#include "tests/support/temp_dir.h"
+#include "testing/machine/fake_machine.h"
+#include "testing/temp_dir.h"
 
 namespace qrm::cpu::testing {
 

@@ -5,9 +5,14 @@
 namespace qrm::cpu::testing {
 namespace {
 
-// machineState of the checkpoint, node -> key -> cpuset text.
-std::map<std::string, std::map<std::string, std::string>> MachineState(const std::string& path) {
-  auto cp = checkpoint::Read(path);
+// machineState of the checkpoint, node -> key -> cpuset text, after the plugin wrote a
+// snapshot (the view is as of the last snapshot; the journal holds the changes since).
+std::map<std::string, std::map<std::string, std::string>> MachineState(CpuPlugin& plugin,
+                                                                       const std::string& path) {
+  REQUIRE(plugin.WriteSnapshot().ok());
+  checkpoint::ReadOptions read;
+  read.max_version = kLedgerVersion;
+  auto cp = checkpoint::Read(path, read);
   INFO(cp.status().ToString());
   REQUIRE(cp.ok());
   std::map<std::string, std::map<std::string, std::string>> out;
@@ -71,15 +76,12 @@ TEST_CASE("example 1: online and offline pools, then the QoS system resizes them
   CHECK(info("pod3").allocation_result() == "0-13,40-53");
   CHECK(info("pod3").allocated_quantity() == 28);
 
-  // Durable: the checkpoint holds the new cpusets and pools.
-  auto cp = checkpoint::Read(dir.File("cpu_plugin_state"));
-  REQUIRE(cp.ok());
-  CHECK(std::string(cp->data["pod_entries"]["pod1"]["container0"]["cpuset"].GetString()) ==
-        "0-13,40-53");
-  CHECK(std::string(cp->data["pod_entries"]["pod2"]["container0"]["cpuset"].GetString()) ==
-        "14-39,54-79");
-  CHECK(cp->data["pools"]["reclaimed_size"].GetInt() == 52);
-  const auto state = MachineState(dir.File("cpu_plugin_state"));
+  // Durable: the ledger (snapshot and journal) holds the new size; pools and the pool
+  // containers' cpusets are recomputed from it (the restart below).
+  auto ledger = sdk::ReadLedger(dir.File("cpu_plugin_state"));
+  REQUIRE(ledger.ok());
+  CHECK(ledger->settings.at("reclaimed_size") == "52");
+  const auto state = MachineState(*plugin, dir.File("cpu_plugin_state"));
   CHECK(state.at("0").at("reclaimed_cpuset") == "14-39");
   CHECK(state.at("1").at("shared_cpuset") == "40-53");
   CHECK(state.at("0").at("default_cpuset") == "0-39");
@@ -88,6 +90,14 @@ TEST_CASE("example 1: online and offline pools, then the QoS system resizes them
   REQUIRE(plugin->ResizePools({.shared = 76}).ok());
   CHECK(Cpusets(*plugin).at("pod2/container0") == "38-39,78-79");
   CHECK(Cpusets(*plugin).at("pod1/container0") == "0-37,40-77");
+
+  // A restart (no snapshot at stop: everything comes from the journal) restores all of it.
+  const auto before = Cpusets(*plugin);
+  plugin.reset();
+  config.reclaimed_pool_size.reset();  // the ledger's size, not the flag's
+  auto restarted = MakePlugin(topology, config);
+  CHECK(Cpusets(*restarted) == before);
+  CHECK(restarted->reclaimed_size() == 4);
 }
 
 TEST_CASE("example 2: storage-service and reranker are NUMA anti-affine", "[cpu][example2]") {
@@ -99,7 +109,7 @@ TEST_CASE("example 2: storage-service and reranker are NUMA anti-affine", "[cpu]
   auto plugin = MakePlugin(topology, config);
 
   // The document's initial machine state.
-  auto state = MachineState(dir.File("cpu_plugin_state"));
+  auto state = MachineState(*plugin, dir.File("cpu_plugin_state"));
   CHECK(state.at("0").at("reserved_cpuset") == "0-1");
   CHECK(state.at("0").at("allocated_cpuset") == "");
   CHECK(state.at("0").at("default_cpuset") == "2-39");
@@ -124,7 +134,7 @@ TEST_CASE("example 2: storage-service and reranker are NUMA anti-affine", "[cpu]
   CHECK(pod2.allocated_quantity() == 10);
   CHECK(HintText(pod2.resource_hints()) == "1*");
 
-  state = MachineState(dir.File("cpu_plugin_state"));
+  state = MachineState(*plugin, dir.File("cpu_plugin_state"));
   CHECK(state.at("0").at("allocated_cpuset") == "2-21");
   CHECK(state.at("0").at("default_cpuset") == "22-39");
   CHECK(state.at("1").at("allocated_cpuset") == "42-51");

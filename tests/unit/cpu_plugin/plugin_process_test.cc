@@ -6,8 +6,8 @@
 #include <sys/wait.h>
 
 #include "api/resourceplugin_v1alpha1.grpc.pb.h"
-#include "tests/support/child_process.h"
-#include "tests/support/subprocess.h"
+#include "testing/child_process.h"
+#include "testing/subprocess.h"
 #include "tests/unit/cpu_plugin/cpu_test_util.h"
 
 namespace qrm::cpu::testing {

@@ -6,7 +6,7 @@
 #include <mutex>
 
 #include "plugins/cpu/pool_control_watcher.h"
-#include "tests/support/child_process.h"
+#include "testing/child_process.h"
 #include "tests/unit/cpu_plugin/cpu_test_util.h"
 
 namespace qrm::cpu::testing {

@@ -10,7 +10,8 @@
 #include "checkpoint/checkpoint_file.h"
 #include "common/log.h"
 #include "common/metrics/metrics.h"
-#include "common/protocol_annotations.h"
+#include "common/protocol_keys.h"
+#include "plugins/cpu/state_checkpoint.h"
 #include "tests/unit/cpu_plugin/cpu_test_util.h"
 
 namespace qrm::cpu::testing {
@@ -196,8 +197,15 @@ TEST_CASE("a failed checkpoint write fails the call and changes nothing", "[cpu]
   TempDir dir;
   auto fail = std::make_shared<std::atomic<bool>>(false);
   CpuPluginConfig config = DocConfig(dir);
+  // A full disk: every journal append and snapshot write fails.
   config.write_options.fault_hook = [fail](checkpoint::WriteStep step) {
     if (*fail && step == checkpoint::WriteStep::kRename) {
+      return Status(StatusCode::kResourceExhausted, "injected: disk full");
+    }
+    return Status::Ok();
+  };
+  config.journal_options.fault_hook = [fail](checkpoint::JournalStep step) {
+    if (*fail && step == checkpoint::JournalStep::kSync) {
       return Status(StatusCode::kResourceExhausted, "injected: disk full");
     }
     return Status::Ok();
@@ -206,6 +214,7 @@ TEST_CASE("a failed checkpoint write fails the call and changes nothing", "[cpu]
   AllocateOk(*plugin, Request("web", "online-micro_service", 2));
   const CpuState before = plugin->state();
   const std::string file_before = qrm::testing::ReadFile(dir.File("cpu_plugin_state"));
+  const std::string journal_before = qrm::testing::ReadFile(dir.File("cpu_plugin_state.journal"));
 
   // The plugin says why in its own log (it used to say nothing).
   auto log = std::make_shared<std::ostringstream>();
@@ -227,12 +236,49 @@ TEST_CASE("a failed checkpoint write fails the call and changes nothing", "[cpu]
   CHECK_FALSE(plugin->ResizePools({.reclaimed = 20}).ok());
   CHECK(plugin->state() == before);
   CHECK(qrm::testing::ReadFile(dir.File("cpu_plugin_state")) == file_before);
+  // The failed appends were taken back: a restart could not apply them.
+  CHECK(qrm::testing::ReadFile(dir.File("cpu_plugin_state.journal")) == journal_before);
 
   // Once the disk recovers the same container is admitted as if nothing happened.
   *fail = false;
   CHECK(
       AllocateOk(*plugin, WithHint(Request("s", "storage-service", 20), {0})).allocation_result() ==
       "2-21");
+}
+
+TEST_CASE("a version 1 state file is upgraded to the ledger without losing a container",
+          "[cpu][restart]") {
+  TempDir dir;
+  const auto topology = FakeTopology("doc80");
+  CpuState v1_state;
+  std::map<std::string, std::string> before;
+  {
+    // What an older plugin held, written in its format (the whole state in one file).
+    auto in_memory = MakePlugin(topology, [] {
+      CpuPluginConfig c;
+      c.reserved_cpus = "0-1,40-41";
+      return c;
+    }());
+    AllocateOk(*in_memory, WithHint(Request("s", "storage-service", 20), {0}));
+    AllocateOk(*in_memory, Request("web", "online-micro_service", 2));
+    REQUIRE(in_memory->ResizePools({.reclaimed = 6}).ok());
+    v1_state = in_memory->state();
+    before = Cpusets(*in_memory);
+    REQUIRE(checkpoint::Write(dir.File("cpu_plugin_state"), kStateVersion,
+                              EncodeState(in_memory->layout(), v1_state))
+                .ok());
+  }
+  auto upgraded = MakePlugin(topology, DocConfig(dir));
+  CHECK(Cpusets(*upgraded) == before);
+  CHECK(upgraded->reclaimed_size() == 6);
+  checkpoint::ReadOptions read;
+  read.max_version = kLedgerVersion;
+  auto file = checkpoint::Read(dir.File("cpu_plugin_state"), read);
+  REQUIRE(file.ok());
+  CHECK(file->version == kLedgerVersion);
+  // And the upgraded ledger restarts like any other.
+  upgraded.reset();
+  CHECK(Cpusets(*MakePlugin(topology, DocConfig(dir))) == before);
 }
 
 }  // namespace

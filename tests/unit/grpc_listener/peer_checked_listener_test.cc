@@ -15,8 +15,8 @@
 
 #include "api/pluginregistration_v1.grpc.pb.h"
 #include "common/log.h"
-#include "tests/support/child_process.h"
-#include "tests/support/temp_dir.h"
+#include "testing/child_process.h"
+#include "testing/temp_dir.h"
 
 namespace qrm {
 namespace {

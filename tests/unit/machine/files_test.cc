@@ -5,9 +5,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "plugins/machine/discovery.h"
-#include "plugins/machine/fake_machine.h"
-#include "tests/support/temp_dir.h"
+#include "machine/discovery.h"
+#include "testing/machine/fake_machine.h"
+#include "testing/temp_dir.h"
 #include "tests/unit/machine/machine_test_util.h"
 
 namespace qrm::machine {

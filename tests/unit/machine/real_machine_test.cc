@@ -17,11 +17,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "plugins/machine/discovery.h"
-#include "plugins/machine/netlink.h"
-#include "plugins/machine/sysfs.h"
-#include "tests/support/subprocess.h"
-#include "tests/support/temp_dir.h"
+#include "machine/discovery.h"
+#include "machine/netlink.h"
+#include "machine/sysfs.h"
+#include "testing/subprocess.h"
+#include "testing/temp_dir.h"
 #include "tests/unit/machine/machine_test_util.h"
 
 namespace qrm::machine {

@@ -1,5 +1,5 @@
 // MachineTopology's derived queries on hand-built values (no discovery involved).
-#include "plugins/machine/topology.h"
+#include "machine/topology.h"
 
 #include <catch2/catch.hpp>
 

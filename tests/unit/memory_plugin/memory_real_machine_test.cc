@@ -6,7 +6,7 @@
 #include <catch2/catch.hpp>
 #include <numa.h>
 
-#include "plugins/machine/discovery.h"
+#include "machine/discovery.h"
 #include "tests/unit/memory_plugin/memory_test_util.h"
 
 namespace qrm::memory {

@@ -8,10 +8,10 @@
 
 #include <catch2/catch.hpp>
 
-#include "plugins/machine/discovery.h"
-#include "plugins/machine/fake_machine.h"
+#include "machine/discovery.h"
 #include "plugins/memory/memory_plugin.h"
-#include "tests/support/temp_dir.h"
+#include "testing/machine/fake_machine.h"
+#include "testing/temp_dir.h"
 
 namespace qrm::memory::testutil {
 

@@ -8,7 +8,7 @@
 #include <google/protobuf/util/message_differencer.h>
 
 #include "checkpoint/checkpoint_file.h"
-#include "common/protocol_annotations.h"
+#include "common/protocol_keys.h"
 #include "tests/unit/nic_plugin/nic_test_util.h"
 
 namespace qrm::nic {
@@ -19,8 +19,8 @@ using Catch::Contains;
 using qrm::testing::TempDir;
 using namespace testutil;
 
-constexpr const char* kBw = kDefaultBandwidthResourceName;
-constexpr const char* kNic = kDefaultResourceName;
+constexpr const char* kBw = kNicBandwidthResourceName;
+constexpr const char* kNic = kNicResourceName;
 
 pb::GetResourcesAllocationResponse AllocationsOk(NicPlugin& plugin) {
   auto r = plugin.GetResourcesAllocation();

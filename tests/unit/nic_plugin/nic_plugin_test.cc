@@ -19,8 +19,8 @@ using Catch::Contains;
 using qrm::testing::TempDir;
 using namespace testutil;
 
-constexpr const char* kBw = kDefaultBandwidthResourceName;
-constexpr const char* kNic = kDefaultResourceName;
+constexpr const char* kBw = kNicBandwidthResourceName;
+constexpr const char* kNic = kNicResourceName;
 
 TEST_CASE("example 3: two numa-enhancement pods on node 1 share eth1 in netns ns1", "[nic]") {
   TempDir dir;

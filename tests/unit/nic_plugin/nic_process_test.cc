@@ -30,7 +30,7 @@ TEST_CASE("qrm-nic-plugin serves hints, Allocate and GetResourcesAllocation over
   auto status = plugin.stub().GetTopologyHints(PluginProcess::Context().get(), req, &hints);
   INFO(status.error_message());
   REQUIRE(status.ok());
-  const auto& list = hints.resource_hints().at(kDefaultResourceName);
+  const auto& list = hints.resource_hints().at(kNicResourceName);
   REQUIRE(list.hints_size() == 2);
   CHECK(list.hints(1).nodes(0) == 1);
 
@@ -38,7 +38,7 @@ TEST_CASE("qrm-nic-plugin serves hints, Allocate and GetResourcesAllocation over
   status = plugin.stub().Allocate(PluginProcess::Context().get(), WithHint(req, {1}), &alloc);
   INFO(status.error_message());
   REQUIRE(status.ok());
-  const auto& info = alloc.allocation_result().resource_allocation().at(kDefaultResourceName);
+  const auto& info = alloc.allocation_result().resource_allocation().at(kNicResourceName);
   CHECK(info.envs().at("AFFINITY_NIC_NAME") == "eth1");
   CHECK(info.envs().at("AFFINITY_NIC_ADDR_IPV6") == "fd00:1::10");
   CHECK(info.annotations().at("kubernetes.io/host-netns-path") == m.paths.netns_dir + "/ns1");
@@ -46,7 +46,7 @@ TEST_CASE("qrm-nic-plugin serves hints, Allocate and GetResourcesAllocation over
   // Bad input crosses the wire as INVALID_ARGUMENT with its message.
   pb::ResourceAllocationResponse bad;
   status = plugin.stub().Allocate(PluginProcess::Context().get(),
-                                  Request("bad", {{kDefaultBandwidthResourceName, -1}}), &bad);
+                                  Request("bad", {{kNicBandwidthResourceName, -1}}), &bad);
   CHECK(status.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
   CHECK_THAT(status.error_message(), Catch::Contains("qrm.io/nic-bandwidth"));
 
@@ -60,7 +60,7 @@ TEST_CASE("qrm-nic-plugin serves hints, Allocate and GetResourcesAllocation over
             .container_resources()
             .at("c0")
             .resource_allocation()
-            .at(kDefaultResourceName)
+            .at(kNicResourceName)
             .allocation_result() == "ns1/eth1");
 
   const int wait_status = plugin.process().Kill(SIGTERM);

@@ -1,7 +1,7 @@
 // The NIC plugin on this machine, with no fake root.
 #include <catch2/catch.hpp>
 
-#include "plugins/machine/discovery.h"
+#include "machine/discovery.h"
 #include "tests/unit/nic_plugin/nic_test_util.h"
 
 namespace qrm::nic {
@@ -21,9 +21,8 @@ TEST_CASE("this machine: the plugin starts on the real topology and serves its N
 
   auto allocatable = plugin->GetTopologyAwareAllocatableResources();
   REQUIRE(allocatable.ok());
-  CHECK(allocatable->allocatable_resources()
-            .at(kDefaultResourceName)
-            .aggregated_capacity_quantity() == static_cast<double>(topo->nics.size()));
+  CHECK(allocatable->allocatable_resources().at(kNicResourceName).aggregated_capacity_quantity() ==
+        static_cast<double>(topo->nics.size()));
 
   // A NIC that is up gets the container; what it is told is that NIC's own data.
   const machine::NicInfo* up = nullptr;
@@ -34,7 +33,7 @@ TEST_CASE("this machine: the plugin starts on the real topology and serves its N
     WARN("no NIC is up on this machine: nothing to allocate");
     return;
   }
-  const auto info = AllocateOk(*plugin, Request("p", {{kDefaultResourceName, 1}}));
+  const auto info = AllocateOk(*plugin, Request("p", {{kNicResourceName, 1}}));
   const std::string name = info.envs().at("AFFINITY_NIC_NAME");
   const machine::NicInfo* given = nullptr;
   for (const auto& nic : topo->nics) {

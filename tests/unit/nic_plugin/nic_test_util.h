@@ -7,10 +7,10 @@
 
 #include <catch2/catch.hpp>
 
-#include "plugins/machine/discovery.h"
-#include "plugins/machine/fake_machine.h"
+#include "machine/discovery.h"
 #include "plugins/nic/nic_plugin.h"
-#include "tests/support/temp_dir.h"
+#include "testing/machine/fake_machine.h"
+#include "testing/temp_dir.h"
 
 namespace qrm::nic::testutil {
 
@@ -67,7 +67,7 @@ inline pb::ResourceRequest Request(const std::string& pod,
   req.set_container_name("c0");
   req.set_container_type(pb::MAIN);
   req.set_pod_role(role);
-  req.set_resource_name(kDefaultResourceName);
+  req.set_resource_name(kNicResourceName);
   for (const auto& [k, v] : requests) (*req.mutable_resource_requests())[k] = v;
   for (const auto& [k, v] : annotations) (*req.mutable_annotations())[k] = v;
   return req;

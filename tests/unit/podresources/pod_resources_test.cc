@@ -9,7 +9,7 @@
 #include "qrm/podresources/conversion.h"
 #include "qrm/podresources/pod_resources_server.h"
 #include "qrm/podresources/rate_limiter.h"
-#include "tests/support/temp_dir.h"
+#include "testing/temp_dir.h"
 
 namespace qrm::host {
 namespace {
@@ -74,7 +74,7 @@ TEST_CASE("allocatable: cpus from the per-node annotation, memory and named devi
     rp::TopologyAwareQuantity* q = alloc["cpu"].add_topology_aware_allocatable_quantity_list();
     q->set_node(node);
     q->set_resource_value(38);
-    (*q->mutable_annotations())[kAllocatableCpusAnnotation] = node == 0 ? "2-39" : "42-79";
+    (*q->mutable_annotations())[kCpusAnnotation] = node == 0 ? "2-39" : "42-79";
     rp::TopologyAwareQuantity* m = alloc["memory"].add_topology_aware_allocatable_quantity_list();
     m->set_node(node);
     m->set_resource_value(1000.0 + node);
@@ -261,7 +261,7 @@ TEST_CASE("the service answers List, Get and GetAllocatableResources on its sock
     ++allocatable_calls;
     std::map<std::string, rp::AllocatableTopologyAwareResource> alloc;
     auto* q = alloc["cpu"].add_topology_aware_allocatable_quantity_list();
-    (*q->mutable_annotations())[kAllocatableCpusAnnotation] = "0-3";
+    (*q->mutable_annotations())[kCpusAnnotation] = "0-3";
     return alloc;
   });
   REQUIRE(server.Start().ok());

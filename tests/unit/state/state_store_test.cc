@@ -19,7 +19,7 @@
 #include "checkpoint/checkpoint_file.h"
 #include "common/metrics/metrics.h"
 #include "qrm/state/state_codec.h"
-#include "tests/support/temp_dir.h"
+#include "testing/temp_dir.h"
 #include "tests/unit/state/state_test_util.h"
 
 namespace qrm::host {

@@ -4,7 +4,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "tests/unit/topology/brute_force_merge.h"
+#include "testing/topology/brute_force_merge.h"
 #include "tests/unit/topology/topology_test_util.h"
 
 namespace qrm::topology {

@@ -1,0 +1,86 @@
+// The CPU plugin's durable state: an SDK PodLedger (plugins/sdk/pod_ledger.h) at
+// <state-dir>/cpu_plugin_state, with its journal beside it (cpu_plugin_state.journal).
+//
+// Version 2. One entry per container:
+//   {"pod_namespace": "default", "pod_name": "pod1", "qos_level": "dedicated_cores",
+//    "request_milli": 20000, "cpuset": "2-21",
+//    "role": "storage-service", "numa_binding": true, "numa_exclusive": false,
+//    "numa_nodes": "0"}                  (the last four only when set)
+// Settings: "machine", the CPU layout the ledger was written on ("cpus 0-79, nodes 0:0-39
+// 1:40-79"; a ledger of another layout is refused), and "reclaimed_size" ("auto" or a number).
+// Each snapshot also carries "machineState", the design document's per-NUMA view of the
+// pools (reserved, allocated, default, shared, reclaimed cpusets) for operators: never read
+// back, and current as of the snapshot (the plugin writes one at start, at a clean stop and
+// at every compaction; `qrmctl topology` shows the live pools).
+//
+// Pools are not stored: they are a function of the dedicated CPUs and reclaimed_size, and are
+// recomputed at load, as is the cpuset of every non-dedicated container.
+//
+// Version 1 files (the whole state rewritten on every change, state_checkpoint.h) are read
+// once and upgraded.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "checkpoint/checkpoint_file.h"
+#include "checkpoint/journal.h"
+#include "common/status.h"
+#include "plugins/cpu/cpu_layout.h"
+#include "plugins/cpu/cpu_state.h"
+#include "plugins/sdk/pod_ledger.h"
+
+namespace qrm::cpu {
+
+inline constexpr uint32_t kLedgerVersion = 2;
+inline constexpr const char* kStateFileName = "cpu_plugin_state";
+
+struct ContainerCodec {
+  static void Encode(const ContainerAllocation& c, sdk::EntryWriter& w);
+  static StatusOr<ContainerAllocation> Decode(const sdk::EntryReader& r);
+};
+
+struct CpuLedgerOptions {
+  std::string path;  // empty: nothing is kept on disk (unit tests of the allocation logic)
+  bool reset_state = false;
+  checkpoint::WriteOptions snapshot_write;
+  checkpoint::JournalOptions journal_write;
+  // The pools for the snapshot's view; called while the plugin holds its lock.
+  std::function<CpuPools()> pools;
+};
+
+class CpuLedger {
+ public:
+  // Restores what the files hold into `state` (pods and reclaimed_size; pools not computed).
+  // Refuses (kFailedPrecondition naming the way out, unless reset_state) a ledger of another
+  // CPU layout or one holding dedicated CPUs that are now `reserved`; a corrupt one is set
+  // aside and the plugin starts empty (checkpoint/state_file.h). With reset_state an
+  // existing ledger is set aside unconditionally.
+  static StatusOr<std::unique_ptr<CpuLedger>> Open(const CpuLedgerOptions& options,
+                                                   const CpuLayout& layout, const CpuSet& reserved,
+                                                   CpuState* state);
+
+  Status Put(const std::string& pod_uid, const std::string& container,
+             const ContainerAllocation& c);
+  Status RemovePod(const std::string& pod_uid);
+  Status SetReclaimedSize(int size);
+  Status WriteSnapshot();
+
+ private:
+  using Ledger = sdk::PodLedger<ContainerAllocation, ContainerCodec>;
+  explicit CpuLedger(std::string path, std::unique_ptr<Ledger> ledger)
+      : path_(std::move(path)), ledger_(std::move(ledger)) {}
+  // Logs a failed write: the caller undoes the change and the host logs the refused call; this
+  // is the plugin's own record of why (a full or read-only disk is the operator's to fix).
+  Status Logged(Status s) const;
+
+  std::string path_;
+  std::unique_ptr<Ledger> ledger_;  // null: in memory only
+};
+
+// The design document's view of `pools` per NUMA node, as "machineState" in `data`.
+void AddMachineState(const CpuLayout& layout, const CpuPools& pools, rapidjson::Value& data,
+                     rapidjson::Document::AllocatorType& a);
+
+}  // namespace qrm::cpu
