@@ -21,20 +21,11 @@ namespace {
 
 constexpr std::string_view kChecksumPrefix = "fnv1a64:";
 
-using file_io::FdCloser;
 using file_io::Split;
 using file_io::SplitPath;
 using file_io::SyncDirectory;
-using file_io::WriteAll;
 
-std::string TempPrefix(const SplitPath& p) {
-  return "." + p.base + ".tmp-";
-}
-
-Status RunHook(const WriteOptions& options, WriteStep step) {
-  if (!options.fault_hook) return Status::Ok();
-  return options.fault_hook(step);
-}
+using file_io::TempPrefix;
 
 // Renames `path` to "<path>.corrupt-<unix-time>[.N]" without replacing any
 // existing file; returns the new name.
@@ -112,33 +103,7 @@ Status Write(const std::string& path, uint32_t version, const rapidjson::Value& 
                                           FormatChecksum(*canonical), *canonical) +
                               "\n";
 
-  const SplitPath parts = Split(path);
-  QRM_RETURN_IF_ERROR(RunHook(options, WriteStep::kCreateTemp));
-  std::string temp = parts.dir + "/" + TempPrefix(parts) + "XXXXXX";
-  const int fd = ::mkostemp(temp.data(), O_CLOEXEC);
-  if (fd < 0) return ErrnoError(errno, "create temp file in", parts.dir);
-  FdCloser closer(fd);
-
-  // From here on, any failure removes the temp file so nothing half-written stays.
-  auto fail = [&temp](Status s) {
-    ::unlink(temp.c_str());
-    return s;
-  };
-  if (::fchmod(fd, options.file_mode) != 0) return fail(ErrnoError(errno, "chmod", temp));
-  if (Status s = RunHook(options, WriteStep::kWriteTemp); !s.ok()) return fail(s);
-  if (Status s = WriteAll(fd, content, temp); !s.ok()) return fail(s);
-  if (Status s = RunHook(options, WriteStep::kSyncTemp); !s.ok()) return fail(s);
-  if (::fsync(fd) != 0) return fail(ErrnoError(errno, "fsync", temp));
-  // close() can report a deferred write error (NFS, quota): check it.
-  if (::close(closer.Release()) != 0) return fail(ErrnoError(errno, "close", temp));
-  if (Status s = RunHook(options, WriteStep::kRename); !s.ok()) return fail(s);
-  if (::rename(temp.c_str(), path.c_str()) != 0) {
-    return fail(ErrnoError(errno, fmt::format("rename {} to", temp), path));
-  }
-  // The new content is in place; a failed directory sync means its name may not
-  // survive a power loss, so the caller must not treat the write as durable.
-  QRM_RETURN_IF_ERROR(RunHook(options, WriteStep::kSyncDir));
-  return SyncDirectory(parts.dir);
+  return file_io::ReplaceFile(path, content, options, /*keep_open=*/false).status();
 }
 
 StatusOr<Checkpoint> Parse(std::string_view content, const std::string& name,

@@ -4,6 +4,8 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace qrm::checkpoint::file_io {
@@ -17,6 +19,47 @@ SplitPath Split(const std::string& path) {
   if (slash == std::string::npos) return {".", path};
   if (slash == 0) return {"/", path.substr(1)};
   return {path.substr(0, slash), path.substr(slash + 1)};
+}
+
+std::string TempPrefix(const SplitPath& p) {
+  return "." + p.base + ".tmp-";
+}
+
+StatusOr<int> ReplaceFile(const std::string& path, std::string_view content,
+                          const WriteOptions& options, bool keep_open) {
+  const auto hook = [&options](WriteStep step) {
+    return options.fault_hook ? options.fault_hook(step) : Status::Ok();
+  };
+  const SplitPath parts = Split(path);
+  QRM_RETURN_IF_ERROR(hook(WriteStep::kCreateTemp));
+  std::string temp = parts.dir + "/" + TempPrefix(parts) + "XXXXXX";
+  const int fd = ::mkostemp(temp.data(), O_CLOEXEC | (keep_open ? O_APPEND : 0));
+  if (fd < 0) return ErrnoError(errno, "create temp file in", parts.dir);
+  FdCloser closer(fd);
+
+  // From here on, any failure removes the temp file so nothing half-written stays.
+  auto fail = [&temp](Status s) {
+    ::unlink(temp.c_str());
+    return s;
+  };
+  if (::fchmod(fd, options.file_mode) != 0) return fail(ErrnoError(errno, "chmod", temp));
+  if (Status s = hook(WriteStep::kWriteTemp); !s.ok()) return fail(s);
+  if (Status s = WriteAll(fd, content, temp); !s.ok()) return fail(s);
+  if (Status s = hook(WriteStep::kSyncTemp); !s.ok()) return fail(s);
+  if (::fsync(fd) != 0) return fail(ErrnoError(errno, "fsync", temp));
+  // close() can report a deferred write error (NFS, quota): check it.
+  if (!keep_open && ::close(closer.Release()) != 0) {
+    return fail(ErrnoError(errno, "close", temp));
+  }
+  if (Status s = hook(WriteStep::kRename); !s.ok()) return fail(s);
+  if (::rename(temp.c_str(), path.c_str()) != 0) {
+    return fail(ErrnoError(errno, fmt::format("rename {} to", temp), path));
+  }
+  // The new content is in place; a failed directory sync means its name may not
+  // survive a power loss, so the caller must not treat the write as durable.
+  QRM_RETURN_IF_ERROR(hook(WriteStep::kSyncDir));
+  QRM_RETURN_IF_ERROR(SyncDirectory(parts.dir));
+  return keep_open ? closer.Release() : -1;
 }
 
 Status WriteAll(int fd, std::string_view bytes, const std::string& what) {

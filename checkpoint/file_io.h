@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "checkpoint/checkpoint_file.h"
 #include "common/status.h"
 
 namespace qrm::checkpoint::file_io {
@@ -32,6 +33,18 @@ struct SplitPath {
   std::string base;
 };
 SplitPath Split(const std::string& path);
+
+// ".<base>.tmp-": the prefix of every temp file written for `base` (RemoveStaleTempFiles).
+std::string TempPrefix(const SplitPath& p);
+
+// Replaces `path` with `content` atomically and durably: a temp file in the same directory
+// (mode options.file_mode) is written and fsync'ed, renamed over `path`, and the directory is
+// fsync'ed; options.fault_hook sees each step before it runs. On failure `path` is untouched
+// and no temp file remains. With `keep_open` the new file's descriptor, opened for appending,
+// is returned (the caller owns it); otherwise the file is closed (a deferred close error is
+// reported) and -1 is returned.
+StatusOr<int> ReplaceFile(const std::string& path, std::string_view content,
+                          const WriteOptions& options, bool keep_open);
 
 Status WriteAll(int fd, std::string_view bytes, const std::string& what);
 Status SyncDirectory(const std::string& dir);

@@ -131,24 +131,11 @@ StatusOr<std::unique_ptr<JournalWriter>> JournalWriter::Start(const std::string&
   header.AddMember("generation", generation, header.GetAllocator());
   QRM_ASSIGN_OR_RETURN(const std::string line, FormatJournalLine(header));
 
-  const file_io::SplitPath parts = file_io::Split(path);
-  std::string temp = parts.dir + "/." + parts.base + ".tmp-XXXXXX";
-  const int fd = ::mkostemp(temp.data(), O_CLOEXEC | O_APPEND);
-  if (fd < 0) return ErrnoError(errno, "create temp file in", parts.dir);
-  file_io::FdCloser closer(fd);
-  auto fail = [&temp](Status s) {
-    ::unlink(temp.c_str());
-    return s;
-  };
-  if (::fchmod(fd, options.file_mode) != 0) return fail(ErrnoError(errno, "chmod", temp));
-  if (Status s = file_io::WriteAll(fd, line, temp); !s.ok()) return fail(s);
-  if (::fsync(fd) != 0) return fail(ErrnoError(errno, "fsync", temp));
-  if (::rename(temp.c_str(), path.c_str()) != 0) {
-    return fail(ErrnoError(errno, fmt::format("rename {} to", temp), path));
-  }
-  QRM_RETURN_IF_ERROR(file_io::SyncDirectory(parts.dir));
+  WriteOptions replace;
+  replace.file_mode = options.file_mode;
+  QRM_ASSIGN_OR_RETURN(const int fd, file_io::ReplaceFile(path, line, replace, /*keep_open=*/true));
   return std::unique_ptr<JournalWriter>(
-      new JournalWriter(path, closer.Release(), generation, 0, line.size(), options));
+      new JournalWriter(path, fd, generation, 0, line.size(), options));
 }
 
 StatusOr<std::unique_ptr<JournalWriter>> JournalWriter::Continue(const std::string& path,

@@ -169,12 +169,8 @@ StatusOr<std::unique_ptr<CpuLedger>> CpuLedger::Open(const CpuLedgerOptions& opt
     const auto machine = contents.settings.find(kMachineSetting);
     const std::string here = LayoutText(layout);
     if (machine == contents.settings.end() || machine->second != here) {
-      const std::string stored = machine == contents.settings.end() ? "unknown" : machine->second;
-      return FailedPreconditionError(fmt::format(
-          "state file {} was written on a machine with a different CPU layout ({}; this machine: "
-          "{}), so its CPU assignments cannot be trusted. Drain the node (evict every pod using "
-          "qrm), then delete {} or start the plugin once with --reset-state",
-          path, stored, here, path));
+      return OtherCpuLayoutError(
+          path, machine == contents.settings.end() ? "unknown" : machine->second, here);
     }
     CpuState restored;
     restored.pods = contents.pods;
@@ -222,6 +218,15 @@ Status CpuLedger::SetReclaimedSize(int size) {
 
 Status CpuLedger::WriteSnapshot() {
   return ledger_ ? Logged(ledger_->WriteSnapshot()) : Status::Ok();
+}
+
+Status OtherCpuLayoutError(const std::string& path, const std::string& stored,
+                           const std::string& here) {
+  return FailedPreconditionError(fmt::format(
+      "state file {} was written on a machine with a different CPU layout ({}; this machine: "
+      "{}), so its CPU assignments cannot be trusted. Drain the node (evict every pod using "
+      "qrm), then delete {} or start the plugin once with --reset-state",
+      path, stored, here, path));
 }
 
 void AddMachineState(const CpuLayout& layout, const CpuPools& p, rapidjson::Value& data,

@@ -79,6 +79,11 @@ class CpuLedger {
   std::unique_ptr<Ledger> ledger_;  // null: in memory only
 };
 
+// The refusal of a state file written on another CPU layout (`stored`; this machine: `here`),
+// with the operator's way out. The version 1 reader and the ledger both give it.
+Status OtherCpuLayoutError(const std::string& path, const std::string& stored,
+                           const std::string& here);
+
 // The design document's view of `pools` per NUMA node, as "machineState" in `data`.
 void AddMachineState(const CpuLayout& layout, const CpuPools& pools, rapidjson::Value& data,
                      rapidjson::Document::AllocatorType& a);

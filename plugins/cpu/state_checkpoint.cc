@@ -118,11 +118,7 @@ class Decoder {
     const std::string stored = MachineSummary(JsonString(*cpus), stored_nodes);
     const std::string here = MachineSummary(layout_.online().ToString(), LayoutNodes(layout_));
     if (stored == here) return Status::Ok();
-    return FailedPreconditionError(fmt::format(
-        "state file {} was written on a machine with a different CPU layout ({}; this machine: "
-        "{}), so its CPU assignments cannot be trusted. Drain the node (evict every pod using "
-        "qrm), then delete {} or start the plugin once with --reset-state",
-        path_, stored, here, path_));
+    return OtherCpuLayoutError(path_, stored, here);
   }
 
   StatusOr<ContainerAllocation> DecodeContainer(const Value& v, const std::string& where) const {
