@@ -47,6 +47,13 @@ ChurnCounts Churn::counts() const {
   return counts_;
 }
 
+bool Churn::WaitProgress(const ChurnCounts& since, std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mu_);
+  return cv_.wait_for(lock, timeout, [&] {
+    return counts_.created + counts_.removed > since.created + since.removed;
+  });
+}
+
 void Churn::Create(e2e::CriClient& shim, int index, int serial, double roll,
                    std::vector<HeldPod>& held, bool& error) {
   const std::string qos = roll < options_.dedicated_share ? "dedicated_cores"
@@ -69,6 +76,7 @@ void Churn::Create(e2e::CriClient& shim, int index, int serial, double roll,
   std::lock_guard lock(mu_);
   if (id.ok()) {
     ++counts_.created;
+    cv_.notify_all();
   } else if (qos == "dedicated_cores" && id.status().code() != StatusCode::kUnavailable &&
              id.status().code() != StatusCode::kDeadlineExceeded) {
     ++counts_.refused;  // a refusal for capacity is not an error
@@ -105,6 +113,7 @@ void Churn::Work(int index, uint64_t seed) {
         held.erase(held.begin() + static_cast<std::ptrdiff_t>(std::min(pick, held.size() - 1)));
         std::lock_guard lock(mu_);
         ++counts_.removed;
+        cv_.notify_all();
       } else {
         error = true;
         std::lock_guard lock(mu_);

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
@@ -47,6 +48,10 @@ class Churn {
   void Resume();
   void Stop();
   ChurnCounts counts() const;
+  // Waits until the workers completed a create or a removal after `since` was taken;
+  // false at the deadline. Lets a fault land on a churn that is really running, whatever
+  // the machine's speed.
+  bool WaitProgress(const ChurnCounts& since, std::chrono::milliseconds timeout);
 
  private:
   struct HeldPod {
