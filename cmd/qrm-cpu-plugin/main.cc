@@ -215,10 +215,5 @@ int main(int argc, char** argv) {
   }
   const int rc = qrm::sdk::Run(**plugin, f.server);
   if (watcher) watcher->Stop();
-  // A clean stop leaves a current snapshot (its machineState view included); the journal
-  // already holds every change, so a failure here loses nothing.
-  if (qrm::Status s = (*plugin)->WriteSnapshot(); !s.ok()) {
-    log->warn("no snapshot at stop (every change is in the journal): {}", s.message());
-  }
   return rc;
 }

@@ -54,7 +54,7 @@ int main(int argc, char** argv) {
       "our socket's file name in --plugin-dir (default: memory.sock)");
   add("no-register", po::bool_switch(&no_register), "serve only; do not call Register on the host");
   add("state-dir", po::value(&config.state_dir)->default_value(qrm::memory::kDefaultStateDir),
-      "directory of the checkpoint (memory_plugin_state)");
+      "directory of the state files (memory_plugin_state and its journal)");
   add("reset-state", po::bool_switch(&config.reset_state),
       "set aside a checkpoint that cannot be restored and start empty");
   add("sysfs-root", po::value(&discovery.sysfs_root)->default_value("/sys"), "sysfs to read");

@@ -61,7 +61,7 @@ void AddProcessFlags(po::options_description& desc, Flags& f) {
   add("no-register", po::bool_switch(&f.no_register),
       "serve only; do not call Register on the host");
   add("state-dir", po::value(&f.config.state_dir)->default_value(qrm::nic::kDefaultStateDir),
-      "directory of the checkpoint (nic_plugin_state)");
+      "directory of the state files (nic_plugin_state and its journal)");
   add("reset-state", po::bool_switch(&f.config.reset_state),
       "set aside a checkpoint that cannot be restored and start empty");
   add("sysfs-root", po::value(&f.discovery.sysfs_root)->default_value("/sys"), "sysfs to read");

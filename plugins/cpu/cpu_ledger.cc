@@ -147,12 +147,13 @@ StatusOr<std::unique_ptr<CpuLedger>> CpuLedger::Open(const CpuLedgerOptions& opt
                                                      const CpuLayout& layout,
                                                      const CpuSet& reserved, CpuState* state) {
   *state = CpuState{};
-  if (options.path.empty()) return std::unique_ptr<CpuLedger>(new CpuLedger("", nullptr));
   const std::string& path = options.path;
-  std::error_code ec;
-  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
-  if (ec) return ErrnoError(ec.value(), "create state directory", path);
-  if (options.reset_state) QRM_RETURN_IF_ERROR(SetAsideForReset(path));
+  if (!path.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+    if (ec) return ErrnoError(ec.value(), "create state directory", path);
+    if (options.reset_state) QRM_RETURN_IF_ERROR(SetAsideForReset(path));
+  }
 
   sdk::LedgerOptions lo;
   lo.path = path;
@@ -190,34 +191,24 @@ StatusOr<std::unique_ptr<CpuLedger>> CpuLedger::Open(const CpuLedgerOptions& opt
     // A first start, or a ledger set aside: record the machine it describes from now on.
     QRM_RETURN_IF_ERROR(opened.ledger->Set(kMachineSetting, LayoutText(layout)));
   }
-  return std::unique_ptr<CpuLedger>(new CpuLedger(path, std::move(opened.ledger)));
-}
-
-Status CpuLedger::Logged(Status s) const {
-  if (!s.ok()) {
-    Logger("cpu-plugin")
-        ->error("cannot write the CPU state file {}: {} (the change is undone)", path_,
-                s.ToString());
-  }
-  return s;
+  return std::unique_ptr<CpuLedger>(new CpuLedger(std::move(opened.ledger)));
 }
 
 Status CpuLedger::Put(const std::string& pod_uid, const std::string& container,
                       const ContainerAllocation& c) {
-  return ledger_ ? Logged(ledger_->Put(pod_uid, container, c)) : Status::Ok();
+  return ledger_->Put(pod_uid, container, c);
 }
 
 Status CpuLedger::RemovePod(const std::string& pod_uid) {
-  return ledger_ ? Logged(ledger_->RemovePod(pod_uid)) : Status::Ok();
+  return ledger_->RemovePod(pod_uid);
 }
 
 Status CpuLedger::SetReclaimedSize(int size) {
-  return ledger_ ? Logged(ledger_->Set(kReclaimedSizeSetting, ReclaimedSizeSetting(size)))
-                 : Status::Ok();
+  return ledger_->Set(kReclaimedSizeSetting, ReclaimedSizeSetting(size));
 }
 
 Status CpuLedger::WriteSnapshot() {
-  return ledger_ ? Logged(ledger_->WriteSnapshot()) : Status::Ok();
+  return ledger_->WriteSnapshot();
 }
 
 Status OtherCpuLayoutError(const std::string& path, const std::string& stored,

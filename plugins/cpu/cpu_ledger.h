@@ -69,14 +69,9 @@ class CpuLedger {
 
  private:
   using Ledger = sdk::PodLedger<ContainerAllocation, ContainerCodec>;
-  explicit CpuLedger(std::string path, std::unique_ptr<Ledger> ledger)
-      : path_(std::move(path)), ledger_(std::move(ledger)) {}
-  // Logs a failed write: the caller undoes the change and the host logs the refused call; this
-  // is the plugin's own record of why (a full or read-only disk is the operator's to fix).
-  Status Logged(Status s) const;
+  explicit CpuLedger(std::unique_ptr<Ledger> ledger) : ledger_(std::move(ledger)) {}
 
-  std::string path_;
-  std::unique_ptr<Ledger> ledger_;  // null: in memory only
+  std::unique_ptr<Ledger> ledger_;  // keeps nothing on disk when options.path is empty
 };
 
 // The refusal of a state file written on another CPU layout (`stored`; this machine: `here`),

@@ -65,9 +65,10 @@ class CpuPlugin final : public sdk::ResourcePlugin {
   Status ReloadPoolControlFile();
   const std::string& pool_control_path() const { return pool_control_path_; }
 
-  // Writes a snapshot of the ledger now (its machineState view becomes current); qrm-cpu-plugin
+  // Writes a snapshot of the ledger now (its machineState view becomes current); sdk::Run
   // calls it at a clean stop.
   Status WriteSnapshot();
+  Status OnStop() override { return WriteSnapshot(); }
 
   // --- Introspection (tests, logs) -----------------------------------------------------------
   CpuPools pools() const;

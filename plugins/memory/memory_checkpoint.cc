@@ -18,7 +18,7 @@ using rapidjson::Value;
 
 class Encoder {
  public:
-  explicit Encoder(rapidjson::Document& doc) : a_(doc.GetAllocator()) {}
+  explicit Encoder(rapidjson::Document::AllocatorType& a) : a_(a) {}
   Value Str(const std::string& s) { return Value(s.c_str(), static_cast<unsigned>(s.size()), a_); }
   Value Bytes(uint64_t n) { return Str(std::to_string(n)); }
   rapidjson::Document::AllocatorType& a() { return a_; }
@@ -177,20 +177,28 @@ StatusOr<Shares> ReadShares(const Value& data, const MemoryState& state) {
 
 }  // namespace
 
+void AddMachineState(const MemoryState& state, rapidjson::Value& data,
+                     rapidjson::Document::AllocatorType& a) {
+  Encoder e(a);
+  Value memory(rapidjson::kObjectType);
+  for (const NodeMemory& node : state.nodes()) {
+    memory.AddMember(e.Str(std::to_string(node.id)), EncodeNode(e, state, node), a);
+  }
+  Value machine_state(rapidjson::kObjectType);
+  machine_state.AddMember("memory", memory, a);
+  data.AddMember("machineState", machine_state, a);
+}
+
 rapidjson::Document EncodeCheckpoint(const MemoryState& state) {
   rapidjson::Document doc;
   doc.SetObject();
-  Encoder e(doc);
+  Encoder e(doc.GetAllocator());
+  AddMachineState(state, doc, e.a());
 
-  Value memory(rapidjson::kObjectType);
   Value totals(rapidjson::kObjectType);
   for (const NodeMemory& node : state.nodes()) {
-    memory.AddMember(e.Str(std::to_string(node.id)), EncodeNode(e, state, node), e.a());
     totals.AddMember(e.Str(std::to_string(node.id)), e.Bytes(node.total_bytes), e.a());
   }
-  Value machine_state(rapidjson::kObjectType);
-  machine_state.AddMember("memory", memory, e.a());
-
   Value entries(rapidjson::kObjectType);
   for (const auto& [uid, pod] : state.pods()) {
     Value containers(rapidjson::kObjectType);
@@ -199,12 +207,10 @@ rapidjson::Document EncodeCheckpoint(const MemoryState& state) {
     }
     entries.AddMember(e.Str(uid), containers, e.a());
   }
-
   Value machine(rapidjson::kObjectType);
   machine.AddMember("numa_nodes", e.Str(state.NodeMask().ToString()), e.a());
   machine.AddMember("node_total_bytes", totals, e.a());
 
-  doc.AddMember("machineState", machine_state, e.a());
   doc.AddMember("pod_resource_entries", entries, e.a());
   doc.AddMember("machine", machine, e.a());
   return doc;

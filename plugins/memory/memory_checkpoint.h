@@ -1,5 +1,8 @@
-// The memory plugin's checkpoint `data` (the file is a qrm checkpoint: checkpoint_file.h),
-// in the design document's shape plus the machine layout it was written on:
+// Version 1 of the memory plugin's state file (<state-dir>/memory_plugin_state), which rewrote
+// the whole state on every change. The plugin now keeps a ledger (memory_ledger.h, version 2)
+// and reads this format only to upgrade a file an older plugin wrote; its per-node view
+// ("machineState") is also each ledger snapshot's. The `data`, in the design document's shape
+// plus the machine layout it was written on:
 //
 //   {"machineState": {"memory": {
 //      "0": {"Allocated": "0", "allocatable": "237182648320", "free": "237182648320",
@@ -30,7 +33,12 @@ namespace qrm::memory {
 // Version of the `data` schema above.
 inline constexpr uint32_t kCheckpointVersion = 1;
 
+// The whole version 1 `data` (tests write it to check the upgrade).
 rapidjson::Document EncodeCheckpoint(const MemoryState& state);
+
+// The design document's per-node view of `state`, as "machineState" in `data`.
+void AddMachineState(const MemoryState& state, rapidjson::Value& data,
+                     rapidjson::Document::AllocatorType& a);
 
 // Restores the allocations recorded in `data` into `state`, which must be fresh (built from
 // this machine and the current reservations). On error `state` may hold part of them and must

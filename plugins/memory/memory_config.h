@@ -7,13 +7,15 @@
 #include <string>
 #include <string_view>
 
+#include "checkpoint/checkpoint_file.h"
+#include "checkpoint/journal.h"
 #include "common/status.h"
 #include "qos/qos_requirement.h"
 
 namespace qrm::memory {
 
 inline constexpr const char* kResourceName = "memory";
-// The checkpoint file inside --state-dir.
+// The ledger's snapshot inside --state-dir (memory_ledger.h; the journal is beside it).
 inline constexpr const char* kStateFileName = "memory_plugin_state";
 inline constexpr const char* kDefaultStateDir = "/var/lib/qrm/memory-plugin";
 // The kubelet's default --reserved-memory per NUMA node (500Mi), also the design document's.
@@ -39,13 +41,16 @@ StatusOr<ReservedMemory> ParseReservedMemory(std::string_view text);
 struct MemoryPluginConfig {
   ReservedMemory reserved;
   qos::RoleTable roles;
-  // Directory of the checkpoint file; empty keeps state in memory only (unit tests only: a
+  // Directory of the state files; empty keeps state in memory only (unit tests only: a
   // real plugin must survive its own restart).
   std::string state_dir;
-  // Discard an existing checkpoint that cannot be restored (corrupt, or written on a machine
+  // Discard an existing state file that cannot be restored (corrupt, or written on a machine
   // with other NUMA nodes): it is renamed to <file>.reset-<unix time> and the plugin starts
   // empty. Without it such a checkpoint stops the plugin with an error saying so.
   bool reset_state = false;
+  // How the ledger's snapshots and journal are written (tests inject faults here).
+  checkpoint::WriteOptions write_options;
+  checkpoint::JournalOptions journal_options;
 
   std::string StatePath() const;  // "" when state_dir is empty
 };

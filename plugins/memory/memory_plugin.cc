@@ -7,10 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "checkpoint/checkpoint_file.h"
-#include "checkpoint/state_file.h"
 #include "common/log.h"
-#include "plugins/memory/memory_checkpoint.h"
 #include "plugins/memory/memory_placement.h"
 #include "plugins/sdk/responses.h"
 
@@ -100,10 +97,15 @@ StatusOr<std::unique_ptr<MemoryPlugin>> MemoryPlugin::Create(
   std::unique_ptr<MemoryPlugin> plugin(
       new MemoryPlugin(std::move(config), MemoryState(std::move(nodes)), max_request));
   std::lock_guard lock(plugin->mu_);
-  QRM_RETURN_IF_ERROR(plugin->Load());
-  // Written at once, so the file shows this machine's state from the first moment (and a
-  // read-only state directory stops the plugin now, not at the first Allocate).
-  QRM_RETURN_IF_ERROR(plugin->Save());
+  MemoryLedgerOptions ledger;
+  ledger.path = plugin->config_.StatePath();
+  ledger.reset_state = plugin->config_.reset_state;
+  ledger.snapshot_write = plugin->config_.write_options;
+  ledger.journal_write = plugin->config_.journal_options;
+  // Opening writes a snapshot at once: a read-only state directory stops the plugin now, not
+  // at the first Allocate.
+  QRM_ASSIGN_OR_RETURN(plugin->ledger_,
+                       OpenMemoryLedger(ledger, &plugin->state_, &plugin->state_file_));
   return plugin;
 }
 
@@ -230,7 +232,8 @@ StatusOr<pb::ResourceAllocationResponse> MemoryPlugin::Allocate(const pb::Resour
 
   QRM_RETURN_IF_ERROR(
       state_.Add(req.pod_uid(), req.pod_name(), req.pod_namespace(), req.container_name(), memory));
-  if (Status saved = Save(); !saved.ok()) {
+  const MemoryEntry entry{req.pod_name(), req.pod_namespace(), memory};
+  if (Status saved = ledger_->Put(req.pod_uid(), req.container_name(), entry); !saved.ok()) {
     // Undo, so memory matches the file; the host rolls the admission back.
     state_.RemoveContainer(req.pod_uid(), req.container_name());
     return saved.WithContext(fmt::format("{}: persisting the allocation", ref));
@@ -251,7 +254,7 @@ Status MemoryPlugin::RemovePod(const std::string& pod_uid) {
   std::optional<PodMemory> removed = state_.RemovePod(pod_uid);
   // Unknown pods succeed: the host removes every pod from every plugin, and retries.
   if (!removed) return Status::Ok();
-  if (Status saved = Save(); !saved.ok()) {
+  if (Status saved = ledger_->RemovePod(pod_uid); !saved.ok()) {
     // Keep holding it: the host keeps the pod and calls again.
     state_.RestorePod(pod_uid, std::move(*removed));
     return saved.WithContext(fmt::format("pod {}: persisting the release", pod_uid));
@@ -321,29 +324,9 @@ MemoryPlugin::GetTopologyAwareAllocatableResources() {
   return resp;
 }
 
-// --- Persistence ------------------------------------------------------------------------------
-
-Status MemoryPlugin::Save() const {
-  const std::string path = config_.StatePath();
-  if (path.empty()) return Status::Ok();
-  return checkpoint::Write(path, kCheckpointVersion, EncodeCheckpoint(state_));
-}
-
-Status MemoryPlugin::Load() {
-  const std::string path = config_.StatePath();
-  if (path.empty()) return Status::Ok();
-  checkpoint::StateFileOptions options;
-  options.component = kComponent;
-  options.version = kCheckpointVersion;
-  options.reset_state = config_.reset_state;
-  // state_ is still fresh here: the machine and the reservations only.
-  QRM_ASSIGN_OR_RETURN(auto load,
-                       checkpoint::LoadStateFileInto(path, options, state_, RestoreCheckpoint));
-  state_file_ = load;
-  if (load.restored) {
-    Logger(kComponent)->info("restored {} pod(s) from {}", state_.pods().size(), path);
-  }
-  return Status::Ok();
+Status MemoryPlugin::WriteSnapshot() {
+  std::lock_guard lock(mu_);
+  return ledger_->WriteSnapshot();
 }
 
 }  // namespace qrm::memory

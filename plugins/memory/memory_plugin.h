@@ -9,7 +9,7 @@
 // Requests are resource_requests["memory"] in bytes (fractions round up, as Kubernetes
 // quantities do).
 //
-// Every change is written durably (memory_checkpoint.h) before the RPC succeeds; a failed
+// Every change is written durably (memory_ledger.h) before the RPC succeeds; a failed
 // write undoes the change in memory and fails the RPC. Thread-safe: one mutex guards the
 // state, and no RPC of ours waits on anything but the disk.
 #pragma once
@@ -21,6 +21,7 @@
 #include "checkpoint/state_file.h"
 #include "machine/topology.h"
 #include "plugins/memory/memory_config.h"
+#include "plugins/memory/memory_ledger.h"
 #include "plugins/memory/memory_state.h"
 #include "plugins/sdk/resource_plugin.h"
 
@@ -30,12 +31,12 @@ namespace pb = ::resourceplugin::v1alpha1;
 
 class MemoryPlugin final : public sdk::ResourcePlugin {
  public:
-  // Builds the per-node accounting from `machine` and `config`, restores the checkpoint in
-  // config.state_dir and writes it back (so the file always exists and matches this
-  // machine). Errors: a reservation for a node the machine lacks or above a node's total
-  // (kInvalidArgument naming reserved-memory), a checkpoint that cannot be restored (corrupt,
-  // other NUMA nodes, allocations that no longer fit: the message names the file and says to
-  // start with --reset-state to discard it), I/O errors.
+  // Builds the per-node accounting from `machine` and `config` and restores the ledger in
+  // config.state_dir (memory_ledger.h; a fresh snapshot is written at once, so the files
+  // always exist and match this machine). Errors: a reservation for a node the machine lacks or
+  // above a node's total (kInvalidArgument naming reserved-memory), a checkpoint that cannot be
+  // restored (corrupt, other NUMA nodes, allocations that no longer fit: the message names the file
+  // and says to start with --reset-state to discard it), I/O errors.
   static StatusOr<std::unique_ptr<MemoryPlugin>> Create(MemoryPluginConfig config,
                                                         const machine::MachineTopology& machine);
 
@@ -57,6 +58,11 @@ class MemoryPlugin final : public sdk::ResourcePlugin {
   // What Create found in the state file: restored, or set aside (corrupt) and why.
   const checkpoint::StateFileLoad& state_file() const { return state_file_; }
 
+  // Writes a snapshot of the ledger (its per-node view is then current); sdk::Run calls it at
+  // a clean stop.
+  Status WriteSnapshot();
+  Status OnStop() override { return WriteSnapshot(); }
+
  private:
   MemoryPlugin(MemoryPluginConfig config, MemoryState state, uint64_t max_request_bytes);
 
@@ -68,16 +74,12 @@ class MemoryPlugin final : public sdk::ResourcePlugin {
   StatusOr<NumaMask> ChooseNodes(const pb::ResourceRequest& req, const ContainerMemory& memory,
                                  bool* preferred) const;
 
-  // Restores config_.StatePath() into state_ (only from Create).
-  Status Load();
-  // Writes state_ durably; called with mu_ held after every change.
-  Status Save() const;
-
   const MemoryPluginConfig config_;
   // Above this a request is nonsense, not a big pod: the machine's memory times 1024.
   const uint64_t max_request_bytes_;
   mutable std::mutex mu_;
   MemoryState state_;
+  std::unique_ptr<MemoryLedger> ledger_;  // what state_ holds, on disk; written under mu_
   checkpoint::StateFileLoad state_file_;
 };
 

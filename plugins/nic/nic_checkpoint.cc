@@ -135,11 +135,7 @@ StatusOr<NicAssignment> DecodeAssignment(const Value& v, const std::string& key,
 
 }  // namespace
 
-rapidjson::Document EncodeCheckpoint(const NicState& state) {
-  rapidjson::Document doc;
-  doc.SetObject();
-  Allocator& a = doc.GetAllocator();
-
+void AddMachineState(const NicState& state, rapidjson::Value& data, Allocator& a) {
   std::map<int, Value> by_node;  // node -> array of NICs
   for (const Nic& nic : state.nics()) {
     auto [it, _] = by_node.try_emplace(nic.numa_node, rapidjson::kArrayType);
@@ -151,7 +147,14 @@ rapidjson::Document EncodeCheckpoint(const NicState& state) {
     entry.AddMember("nics", nics, a);
     machine_state.AddMember(Str(std::to_string(node), a), entry, a);
   }
+  data.AddMember("machineState", machine_state, a);
+}
 
+rapidjson::Document EncodeCheckpoint(const NicState& state) {
+  rapidjson::Document doc;
+  doc.SetObject();
+  Allocator& a = doc.GetAllocator();
+  AddMachineState(state, doc, a);
   Value pod_entries(rapidjson::kObjectType);
   for (const auto& [uid, pod] : state.pods()) {
     Value containers(rapidjson::kObjectType);
@@ -160,7 +163,6 @@ rapidjson::Document EncodeCheckpoint(const NicState& state) {
     }
     pod_entries.AddMember(Str(uid, a), containers, a);
   }
-  doc.AddMember("machineState", machine_state, a);
   doc.AddMember("pod_entries", pod_entries, a);
   return doc;
 }
@@ -183,27 +185,9 @@ Status RestoreCheckpoint(const rapidjson::Value& data, NicState& state,
       QRM_ASSIGN_OR_RETURN(
           auto n, DecodeAssignment(c.value, pod_key + "." + container, &pod_name, &pod_ns));
       state.AddRecorded(uid, pod_name, pod_ns, container, n);
-      const Nic* nic = state.Find(n.nic);
-      if (nic == nullptr) {
-        warnings->push_back(fmt::format(
-            "pod {}/{} ({}) container {} holds NIC \"{}\", which is no longer served; its "
-            "allocation is kept and reported as missing",
-            pod_ns, pod_name, uid, container, n.nic.ToString()));
-      } else if (nic->numa_node != n.numa_node) {
-        warnings->push_back(fmt::format(
-            "NIC \"{}\" was on NUMA node {} for pod {}/{} ({}) container {}, it is on node {} now",
-            n.nic.ToString(), n.numa_node, pod_ns, pod_name, uid, container, nic->numa_node));
-      }
     }
   }
-  for (const Nic& nic : state.nics()) {
-    if (state.AllocatedMbps(nic.key) > nic.capacity_mbps) {
-      warnings->push_back(fmt::format(
-          "NIC \"{}\": {} Mb/s are allocated, above its capacity of {} Mb/s now; nothing more "
-          "is given out until enough is released",
-          nic.key.ToString(), state.AllocatedMbps(nic.key), nic.capacity_mbps));
-    }
-  }
+  for (std::string& line : RecordDiscrepancies(state)) warnings->push_back(std::move(line));
   return Status::Ok();
 }
 

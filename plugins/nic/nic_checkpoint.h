@@ -1,4 +1,7 @@
-// The NIC plugin's checkpoint `data`, in the design document's shape (example 3):
+// Version 1 of the NIC plugin's state file (<state-dir>/nic_plugin_state), which rewrote the
+// whole state on every change. The plugin now keeps a ledger (nic_ledger.h, version 2) and
+// reads this format only to upgrade a file an older plugin wrote; its "machineState" is also
+// each ledger snapshot's view. The `data`, in the design document's shape (example 3):
 //
 //   {"machineState": {
 //      "0": {"nics": [{"interface_name": "eth0", "numa_node": 0,
@@ -31,7 +34,12 @@ namespace qrm::nic {
 
 inline constexpr uint32_t kCheckpointVersion = 1;
 
+// The whole version 1 `data` (tests write it to check the upgrade).
 rapidjson::Document EncodeCheckpoint(const NicState& state);
+
+// The design document's per-node view of the NICs served, as "machineState" in `data`.
+void AddMachineState(const NicState& state, rapidjson::Value& data,
+                     rapidjson::Document::AllocatorType& a);
 
 // Restores the pod entries of `data` into the fresh `state`. kDataLoss naming the JSON key and
 // value for malformed content (on error `state` must be discarded). Entries whose NIC is no

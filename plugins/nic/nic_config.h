@@ -6,13 +6,15 @@
 #include <string_view>
 #include <vector>
 
+#include "checkpoint/checkpoint_file.h"
+#include "checkpoint/journal.h"
 #include "common/protocol_keys.h"
 #include "common/status.h"
 #include "qos/qos_requirement.h"
 
 namespace qrm::nic {
 
-// The checkpoint file inside --state-dir.
+// The ledger's snapshot inside --state-dir (nic_ledger.h; the journal is beside it).
 inline constexpr const char* kStateFileName = "nic_plugin_state";
 inline constexpr const char* kDefaultStateDir = "/var/lib/qrm/nic-plugin";
 
@@ -30,10 +32,14 @@ struct NicPluginConfig {
   // serves every NIC discovery lists.
   std::vector<std::string> allowlist;
   qos::RoleTable roles;
-  // Directory of the checkpoint file; empty keeps state in memory only (unit tests only).
+  // Directory of the state files (nic_ledger.h); empty keeps state in memory only (unit
+  // tests only).
   std::string state_dir;
-  // Set aside a checkpoint that cannot be restored and start empty (see memory plugin).
+  // Set aside a state file that cannot be restored and start empty (see memory plugin).
   bool reset_state = false;
+  // How the ledger's snapshots and journal are written (tests inject faults here).
+  checkpoint::WriteOptions write_options;
+  checkpoint::JournalOptions journal_options;
 
   std::string StatePath() const;  // "" when state_dir is empty
   // kInvalidArgument naming the option and value: an empty resource name, a bandwidth

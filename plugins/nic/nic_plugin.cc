@@ -7,11 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "checkpoint/checkpoint_file.h"
-#include "checkpoint/state_file.h"
 #include "common/log.h"
 #include "common/protocol_keys.h"
-#include "plugins/nic/nic_checkpoint.h"
 #include "plugins/nic/nic_selection.h"
 #include "plugins/sdk/responses.h"
 
@@ -93,8 +90,14 @@ StatusOr<std::unique_ptr<NicPlugin>> NicPlugin::Create(NicPluginConfig config,
   std::unique_ptr<NicPlugin> plugin(
       new NicPlugin(std::move(config), NicState(std::move(nics)), machine.NodeMask()));
   std::lock_guard lock(plugin->mu_);
-  QRM_RETURN_IF_ERROR(plugin->Load());
-  QRM_RETURN_IF_ERROR(plugin->Save());
+  NicLedgerOptions ledger;
+  ledger.path = plugin->config_.StatePath();
+  ledger.reset_state = plugin->config_.reset_state;
+  ledger.snapshot_write = plugin->config_.write_options;
+  ledger.journal_write = plugin->config_.journal_options;
+  // Opening writes a snapshot at once: a read-only state directory stops the plugin now.
+  QRM_ASSIGN_OR_RETURN(plugin->ledger_,
+                       OpenNicLedger(ledger, &plugin->state_, &plugin->state_file_));
   return plugin;
 }
 
@@ -220,7 +223,8 @@ StatusOr<pb::ResourceAllocationResponse> NicPlugin::Allocate(const pb::ResourceR
   a.hint_preferred = hint->empty() || req.hint().preferred();
   QRM_RETURN_IF_ERROR(
       state_.Add(req.pod_uid(), req.pod_name(), req.pod_namespace(), req.container_name(), a));
-  if (Status saved = Save(); !saved.ok()) {
+  const NicEntry entry{req.pod_name(), req.pod_namespace(), a};
+  if (Status saved = ledger_->Put(req.pod_uid(), req.container_name(), entry); !saved.ok()) {
     state_.RemoveContainer(req.pod_uid(), req.container_name());
     return saved.WithContext(fmt::format("{}: persisting the allocation", ref));
   }
@@ -235,7 +239,7 @@ Status NicPlugin::RemovePod(const std::string& pod_uid) {
   std::lock_guard lock(mu_);
   std::optional<PodNics> removed = state_.RemovePod(pod_uid);
   if (!removed) return Status::Ok();  // unknown pods succeed: the host retries removals
-  if (Status saved = Save(); !saved.ok()) {
+  if (Status saved = ledger_->RemovePod(pod_uid); !saved.ok()) {
     state_.RestorePod(pod_uid, std::move(*removed));
     return saved.WithContext(fmt::format("pod {}: persisting the release", pod_uid));
   }
@@ -337,29 +341,9 @@ NicPlugin::GetTopologyAwareAllocatableResources() {
   return resp;
 }
 
-// --- Persistence ------------------------------------------------------------------------------
-
-Status NicPlugin::Save() const {
-  const std::string path = config_.StatePath();
-  if (path.empty()) return Status::Ok();
-  return checkpoint::Write(path, kCheckpointVersion, EncodeCheckpoint(state_));
-}
-
-Status NicPlugin::Load() {
-  const std::string path = config_.StatePath();
-  if (path.empty()) return Status::Ok();
-  checkpoint::StateFileOptions options;
-  options.component = kComponent;
-  options.version = kCheckpointVersion;
-  options.reset_state = config_.reset_state;
-  // state_ is still fresh here: the machine and the reservations only.
-  QRM_ASSIGN_OR_RETURN(auto load,
-                       checkpoint::LoadStateFileInto(path, options, state_, RestoreCheckpoint));
-  state_file_ = load;
-  if (load.restored) {
-    Logger(kComponent)->info("restored {} pod(s) from {}", state_.pods().size(), path);
-  }
-  return Status::Ok();
+Status NicPlugin::WriteSnapshot() {
+  std::lock_guard lock(mu_);
+  return ledger_->WriteSnapshot();
 }
 
 }  // namespace qrm::nic

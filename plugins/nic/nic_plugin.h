@@ -17,7 +17,8 @@
 //             annotation kubernetes.io/host-netns-path for a NIC in another namespace;
 //             nothing written into cgroups (oci_property_name ""). Many containers share a
 //             NIC; bandwidth is never oversubscribed.
-// Every change is written durably before the RPC succeeds, and undone if the write fails.
+// Every change is written durably (nic_ledger.h) before the RPC succeeds, and undone if the
+// write fails.
 #pragma once
 
 #include <memory>
@@ -27,6 +28,7 @@
 #include "checkpoint/state_file.h"
 #include "machine/topology.h"
 #include "plugins/nic/nic_config.h"
+#include "plugins/nic/nic_ledger.h"
 #include "plugins/nic/nic_state.h"
 #include "plugins/sdk/resource_plugin.h"
 
@@ -36,12 +38,11 @@ namespace pb = ::resourceplugin::v1alpha1;
 
 class NicPlugin final : public sdk::ResourcePlugin {
  public:
-  // Serves the NICs of `machine` (filtered by config.allowlist), restores the checkpoint in
-  // config.state_dir and writes it back. Errors: an invalid config (kInvalidArgument naming
-  // the option), a checkpoint that cannot be restored (the message names the file and says to
-  // start with --reset-state), I/O errors. A recorded NIC that is gone is not an error: it is
-  // logged, its containers keep their answers (reported "(missing)" in allocation_result), and
-  // every other NIC is served.
+  // Serves the NICs of `machine` (filtered by config.allowlist) and restores the ledger in
+  // config.state_dir (nic_ledger.h; a fresh snapshot is written at once). Errors: an invalid
+  // config (kInvalidArgument naming the option), I/O errors; a corrupt ledger is set aside. A
+  // recorded NIC that is gone is not an error: it is logged, its containers keep their answers
+  // (reported "(missing)" in allocation_result), and every other NIC is served.
   static StatusOr<std::unique_ptr<NicPlugin>> Create(NicPluginConfig config,
                                                      const machine::MachineTopology& machine);
 
@@ -63,6 +64,11 @@ class NicPlugin final : public sdk::ResourcePlugin {
   // What Create found in the state file: restored, or set aside (corrupt) and why.
   const checkpoint::StateFileLoad& state_file() const { return state_file_; }
 
+  // Writes a snapshot of the ledger (its per-node view is then current); sdk::Run calls it at
+  // a clean stop.
+  Status WriteSnapshot();
+  Status OnStop() override { return WriteSnapshot(); }
+
  private:
   // What a container asks of us.
   struct Need {
@@ -77,13 +83,11 @@ class NicPlugin final : public sdk::ResourcePlugin {
   StatusOr<Need> NeedOf(const pb::ResourceRequest& req) const;
   pb::ResourceAllocationInfo AllocationInfo(const NicAssignment& a) const;
 
-  Status Load();        // only from Create
-  Status Save() const;  // with mu_ held, after every change
-
   const NicPluginConfig config_;
   const NumaMask machine_nodes_;
   mutable std::mutex mu_;
   NicState state_;
+  std::unique_ptr<NicLedger> ledger_;  // what state_ holds, on disk; written under mu_
   checkpoint::StateFileLoad state_file_;
 };
 

@@ -142,4 +142,32 @@ void NicState::Account(const NicAssignment& a, bool add) {
   mbps += add ? a.bandwidth_mbps : -a.bandwidth_mbps;
 }
 
+std::vector<std::string> RecordDiscrepancies(const NicState& state) {
+  std::vector<std::string> lines;
+  for (const auto& [uid, pod] : state.pods()) {
+    for (const auto& [container, n] : pod.containers) {
+      const Nic* nic = state.Find(n.nic);
+      if (nic == nullptr) {
+        lines.push_back(fmt::format(
+            "pod {}/{} ({}) container {} holds NIC \"{}\", which is no longer served; its "
+            "allocation is kept and reported as missing",
+            pod.ns, pod.name, uid, container, n.nic.ToString()));
+      } else if (nic->numa_node != n.numa_node) {
+        lines.push_back(fmt::format(
+            "NIC \"{}\" was on NUMA node {} for pod {}/{} ({}) container {}, it is on node {} now",
+            n.nic.ToString(), n.numa_node, pod.ns, pod.name, uid, container, nic->numa_node));
+      }
+    }
+  }
+  for (const Nic& nic : state.nics()) {
+    if (state.AllocatedMbps(nic.key) > nic.capacity_mbps) {
+      lines.push_back(fmt::format(
+          "NIC \"{}\": {} Mb/s are allocated, above its capacity of {} Mb/s now; nothing more "
+          "is given out until enough is released",
+          nic.key.ToString(), state.AllocatedMbps(nic.key), nic.capacity_mbps));
+    }
+  }
+  return lines;
+}
+
 }  // namespace qrm::nic

@@ -97,4 +97,9 @@ class NicState {
   std::map<std::string, PodNics> pods_;       // by pod UID
 };
 
+// What restored assignments say that the NICs served now contradict: a NIC no longer served,
+// a NIC on another NUMA node, more bandwidth allocated than a NIC's capacity now. One line each,
+// for the log (the assignments are kept: the containers exist).
+std::vector<std::string> RecordDiscrepancies(const NicState& state);
+
 }  // namespace qrm::nic

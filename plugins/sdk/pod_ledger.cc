@@ -235,8 +235,16 @@ Status LedgerStore::Set(const std::string& key, const std::string& value) {
 Status LedgerStore::Record(const Value& record, const std::function<void()>& apply) {
   // A journal that failed to start, or that could not take back a failed append, is replaced
   // first: the snapshot of what is held now makes whatever it contains stale.
-  if (!journal_ || journal_->broken()) QRM_RETURN_IF_ERROR(WriteSnapshot());
-  QRM_RETURN_IF_ERROR(journal_->Append(record));
+  Status written = !journal_ || journal_->broken() ? WriteSnapshot() : Status::Ok();
+  if (written.ok()) written = journal_->Append(record);
+  if (!written.ok()) {
+    // The plugin's own record of why; the host logs the refused call. A full or read-only
+    // disk is the operator's to fix.
+    Logger(options_.component)
+        ->error("cannot write the state file {}: {} (the change is undone)", options_.path,
+                written.ToString());
+    return written;
+  }
   apply();
   if (journal_->records() >= std::max<uint64_t>(options_.compact_after, containers_)) {
     // The change is durable already; a failed compaction is retried with the next change.

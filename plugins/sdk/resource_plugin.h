@@ -55,6 +55,10 @@ class ResourcePlugin {
       const pb::GetTopologyAwareResourcesRequest& req) = 0;
   virtual StatusOr<pb::GetTopologyAwareAllocatableResourcesResponse>
   GetTopologyAwareAllocatableResources() = 0;
+  // Called by sdk::Run once the plugin serves no more calls, before the process exits: a
+  // plugin with a ledger writes its last snapshot here (pod_ledger.h). An error is logged and
+  // changes nothing else (the journal already holds every change).
+  virtual Status OnStop() { return Status::Ok(); }
 
   // --- Associated devices (optional; defaults answer kUnimplemented) ---------
   virtual StatusOr<pb::AssociatedDeviceHintsResponse> GetAssociatedDeviceTopologyHints(

@@ -50,6 +50,9 @@ int Run(ResourcePlugin& plugin, const PluginServerOptions& options) {
   log->info("resource={}: received {}, shutting down", plugin.ResourceName(), strsignal(sig));
   if (metrics) metrics->Stop();
   server.Stop();
+  if (Status s = plugin.OnStop(); !s.ok()) {
+    log->warn("resource={}: stopping: {}", plugin.ResourceName(), s.ToString());
+  }
   return 0;
 }
 

@@ -227,7 +227,7 @@ TEST_CASE("a failed checkpoint write fails the call and changes nothing", "[cpu]
   REQUIRE_FALSE(alloc.ok());
   CHECK(alloc.status().code() == StatusCode::kResourceExhausted);
   CHECK_THAT(alloc.status().message(), Catch::Contains("injected: disk full"));
-  CHECK_THAT(log->str(), Catch::Contains("cannot write the CPU state file") &&
+  CHECK_THAT(log->str(), Catch::Contains("cannot write the state file") &&
                              Catch::Contains(dir.File("cpu_plugin_state")) &&
                              Catch::Contains("injected: disk full"));
   CHECK(plugin->state() == before);

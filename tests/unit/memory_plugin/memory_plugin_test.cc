@@ -7,7 +7,6 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
-#include "checkpoint/checkpoint_file.h"
 #include "tests/unit/memory_plugin/memory_test_util.h"
 
 namespace qrm::memory {
@@ -31,12 +30,11 @@ TEST_CASE("example 2: the document's machine state, then storage-service and rer
   FakeMachine m = Generate(machine::fake::Doc80Shape(), dir);
   auto plugin = Create(Config(dir.File("state")), m.topology);
 
-  // The initial checkpoint holds exactly the document's numbers.
+  // The initial snapshot's view holds exactly the document's numbers.
+  const std::string file = dir.File("state/memory_plugin_state");
   {
-    auto cp = checkpoint::Read(dir.File("state/memory_plugin_state"));
-    INFO(cp.status().ToString());
-    REQUIRE(cp.ok());
-    const rapidjson::Value& memory = cp->data["machineState"]["memory"];
+    const rapidjson::Document data = SnapshotData(file);
+    const rapidjson::Value& memory = data["machineState"]["memory"];
     CHECK(Str(memory["0"]["Allocated"]) == "0");
     CHECK(Str(memory["0"]["allocatable"]) == "237182648320");
     CHECK(Str(memory["0"]["free"]) == "237182648320");
@@ -46,7 +44,7 @@ TEST_CASE("example 2: the document's machine state, then storage-service and rer
     CHECK(Str(memory["1"]["allocatable"]) == "237282263040");
     CHECK(Str(memory["1"]["free"]) == "237282263040");
     CHECK(Str(memory["1"]["total"]) == "237806551040");
-    CHECK(cp->data["pod_resource_entries"].ObjectEmpty());
+    CHECK(data["pods"].ObjectEmpty());
   }
 
   // pod1, storage-service, 40 GiB: either node alone fits.
@@ -78,17 +76,21 @@ TEST_CASE("example 2: the document's machine state, then storage-service and rer
   CHECK(state.FreeOn(0) == kDocNode0 - kReserved - 40 * kGiB);
   CHECK(state.FreeOn(1) == kDocNode1 - kReserved - 20 * kGiB);
 
-  auto cp = checkpoint::Read(dir.File("state/memory_plugin_state"));
-  REQUIRE(cp.ok());
-  const rapidjson::Value& memory = cp->data["machineState"]["memory"];
+  // The journal holds both containers; a snapshot (as at a clean stop) shows them per node.
+  const rapidjson::Document entry = LedgerEntry(file, "uid-pod2", "c0");
+  REQUIRE(entry.IsObject());
+  CHECK(Str(entry["quantity"]) == std::to_string(20 * kGiB));
+  CHECK(Str(entry["numa_nodes"]) == "1");
+  CHECK(Str(entry["node_bytes"]) == "1=" + std::to_string(20 * kGiB));
+  CHECK(Str(entry["role"]) == "reranker");
+  REQUIRE(plugin->WriteSnapshot().ok());
+  const rapidjson::Document data = SnapshotData(file);
+  const rapidjson::Value& memory = data["machineState"]["memory"];
   CHECK(Str(memory["0"]["Allocated"]) == std::to_string(40 * kGiB));
   CHECK(Str(memory["0"]["free"]) == std::to_string(237182648320ULL - 40 * kGiB));
   CHECK(Str(memory["0"]["pod_entries"]["uid-pod1"]["c0"]) == std::to_string(40 * kGiB));
   CHECK(Str(memory["1"]["pod_entries"]["uid-pod2"]["c0"]) == std::to_string(20 * kGiB));
-  const rapidjson::Value& entry = cp->data["pod_resource_entries"]["uid-pod2"]["c0"];
-  CHECK(Str(entry["numa_nodes"]) == "1");
-  CHECK(Str(entry["role"]) == "reranker");
-  CHECK(Str(cp->data["machine"]["numa_nodes"]) == "0-1");
+  CHECK(Str(data["settings"]["numa_nodes"]) == "0-1");
 }
 
 TEST_CASE("allocatable and capacity per NUMA node", "[memory]") {
@@ -146,10 +148,11 @@ TEST_CASE("RemovePod releases the pod's memory on its nodes", "[memory]") {
   // Unknown pods are fine to remove.
   CHECK(plugin->RemovePod("uid-never").ok());
 
-  auto cp = checkpoint::Read(dir.File("state/memory_plugin_state"));
-  REQUIRE(cp.ok());
-  CHECK(Str(cp->data["machineState"]["memory"]["0"]["Allocated"]) == "0");
-  CHECK_FALSE(cp->data["pod_resource_entries"].HasMember("uid-a"));
+  const std::string file = dir.File("state/memory_plugin_state");
+  CHECK(LedgerEntry(file, "uid-a", "c0").IsNull());
+  CHECK(LedgerEntry(file, "uid-web", "c0").IsObject());
+  REQUIRE(plugin->WriteSnapshot().ok());
+  CHECK(Str(SnapshotData(file)["machineState"]["memory"]["0"]["Allocated"]) == "0");
 }
 
 TEST_CASE("an unbound container: no preference, recorded outside any node", "[memory]") {
@@ -268,7 +271,7 @@ TEST_CASE("bad requests are refused naming the key and value, and change nothing
   FakeMachine m = Generate(machine::fake::Doc80Shape(), dir);
   auto plugin = Create(Config(dir.File("state")), m.topology);
   AllocateOk(*plugin, WithHint(Request("keep", 1.0 * kGiB, "reranker"), {0}));
-  const std::string file_before = qrm::testing::ReadFile(dir.File("state/memory_plugin_state"));
+  const std::string files_before = LedgerFileBytes(dir.File("state/memory_plugin_state"));
   const double absurd = static_cast<double>(kDocNode0 + kDocNode1) * 1024 * 2;
 
   struct Case {
@@ -310,7 +313,7 @@ TEST_CASE("bad requests are refused naming the key and value, and change nothing
   CHECK(state.Pod("uid-bad") == nullptr);
   CHECK(state.AllocatedOn(0) == 1 * kGiB);
   CHECK(state.AllocatedOn(1) == 0);
-  CHECK(qrm::testing::ReadFile(dir.File("state/memory_plugin_state")) == file_before);
+  CHECK(LedgerFileBytes(dir.File("state/memory_plugin_state")) == files_before);
 }
 
 TEST_CASE("Allocate is idempotent, and hints follow what a container holds", "[memory]") {

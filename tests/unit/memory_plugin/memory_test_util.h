@@ -10,6 +10,7 @@
 
 #include "machine/discovery.h"
 #include "plugins/memory/memory_plugin.h"
+#include "testing/ledger_files.h"
 #include "testing/machine/fake_machine.h"
 #include "testing/temp_dir.h"
 
@@ -120,5 +121,23 @@ inline Hints HintsOk(MemoryPlugin& plugin, const pb::ResourceRequest& req) {
   }
   return out;
 }
+
+// The ledger's snapshot data, and one entry as the files hold it now (testing/ledger_files.h).
+inline rapidjson::Document SnapshotData(const std::string& path) {
+  auto data = qrm::testing::LedgerSnapshotData(path);
+  INFO(data.status().ToString());
+  REQUIRE(data.ok());
+  return std::move(*data);
+}
+
+inline rapidjson::Document LedgerEntry(const std::string& path, const std::string& uid,
+                                       const std::string& container) {
+  auto entry = qrm::testing::LedgerEntry(path, uid, container);
+  INFO(entry.status().ToString());
+  REQUIRE(entry.ok());
+  return std::move(*entry);
+}
+
+using qrm::testing::LedgerFileBytes;
 
 }  // namespace qrm::memory::testutil

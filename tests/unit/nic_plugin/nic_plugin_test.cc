@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include "testing/ledger_files.h"
 #include "tests/unit/nic_plugin/nic_test_util.h"
 
 namespace qrm::nic {
@@ -316,7 +317,8 @@ TEST_CASE("bad requests are refused naming the key and value, and change nothing
   FakeMachine m = Generate(machine::fake::Doc80Shape(), dir);
   auto plugin = Create(Config(dir.File("state")), m.topology);
   AllocateOk(*plugin, WithHint(Request("keep", {{kBw, 100}}), {0}));
-  const std::string file_before = qrm::testing::ReadFile(dir.File("state/nic_plugin_state"));
+  const std::string files_before =
+      qrm::testing::LedgerFileBytes(dir.File("state/nic_plugin_state"));
 
   struct Case {
     const char* what;
@@ -358,7 +360,7 @@ TEST_CASE("bad requests are refused naming the key and value, and change nothing
 
   CHECK(plugin->Snapshot().Pod("uid-bad") == nullptr);
   CHECK(plugin->Snapshot().AllocatedMbps({"", "eth0"}) == 100);
-  CHECK(qrm::testing::ReadFile(dir.File("state/nic_plugin_state")) == file_before);
+  CHECK(qrm::testing::LedgerFileBytes(dir.File("state/nic_plugin_state")) == files_before);
 }
 
 TEST_CASE("Allocate is idempotent for a container that already has its NIC", "[nic]") {

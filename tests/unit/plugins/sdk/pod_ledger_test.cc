@@ -87,6 +87,22 @@ TEST_CASE("puts, removals and settings survive a restart", "[sdk][ledger]") {
   CHECK(opened.contents.settings.at("pool") == "6");
 }
 
+TEST_CASE("a ledger without a path keeps nothing on disk and accepts every change",
+          "[sdk][ledger]") {
+  TempDir dir;
+  LedgerOptions options = Options(dir);
+  options.path.clear();
+  // A check that would refuse anything: it is never asked, since nothing is read.
+  auto opened = OpenOk(options, [](const Ledger::Contents&) { return DataLossError("read"); });
+  CHECK_FALSE(opened.load.restored);
+  CHECK(opened.contents.pods.empty());
+  CHECK(opened.ledger->Put("uid-a", "main", {2, "0"}).ok());
+  CHECK(opened.ledger->Set("pool", "6").ok());
+  CHECK(opened.ledger->RemovePod("uid-a").ok());
+  CHECK(opened.ledger->WriteSnapshot().ok());
+  CHECK_FALSE(Exists(dir.File("state")));
+}
+
 TEST_CASE("compaction bounds the journal by what is held", "[sdk][ledger]") {
   TempDir dir;
   auto opened = OpenOk(Options(dir));

@@ -1,14 +1,18 @@
-// The NIC plugin's checkpoint: the document's shape, restart, a NIC that disappeared,
-// failed writes, and checkpoints that cannot be restored.
-#include "plugins/nic/nic_checkpoint.h"
+// The NIC plugin's ledger: the document's shape, restart, a NIC that disappeared, failed
+// writes, state files that cannot be restored, and the upgrade of a version 1 file.
+#include "plugins/nic/nic_ledger.h"
 
+#include <atomic>
 #include <filesystem>
+#include <memory>
 
 #include <catch2/catch.hpp>
 #include <google/protobuf/util/message_differencer.h>
 
 #include "checkpoint/checkpoint_file.h"
 #include "common/protocol_keys.h"
+#include "plugins/nic/nic_checkpoint.h"
+#include "testing/ledger_files.h"
 #include "tests/unit/nic_plugin/nic_test_util.h"
 
 namespace qrm::nic {
@@ -29,16 +33,34 @@ pb::GetResourcesAllocationResponse AllocationsOk(NicPlugin& plugin) {
   return *r;
 }
 
-TEST_CASE("the checkpoint has the document's shape", "[nic][checkpoint]") {
+rapidjson::Document SnapshotData(const std::string& path) {
+  auto data = qrm::testing::LedgerSnapshotData(path);
+  INFO(data.status().ToString());
+  REQUIRE(data.ok());
+  return std::move(*data);
+}
+
+TEST_CASE("the snapshot's view has the document's shape, the entry what the container was told",
+          "[nic][checkpoint]") {
   TempDir dir;
   FakeMachine m = Generate(machine::fake::Doc80Shape(), dir);
   auto plugin = Create(Config(dir.File("state")), m.topology);
   AllocateOk(*plugin, WithHint(Request("pod1", {{kBw, 2000}}, {}, "numa-enhancement"), {1}));
 
-  auto cp = checkpoint::Read(dir.File("state/nic_plugin_state"));
-  INFO(cp.status().ToString());
-  REQUIRE(cp.ok());
-  const rapidjson::Value& data = cp->data;
+  const std::string file = dir.File("state/nic_plugin_state");
+  auto entry = qrm::testing::LedgerEntry(file, "uid-pod1", "c0");  // from the journal
+  INFO(entry.status().ToString());
+  REQUIRE(entry.ok());
+  CHECK(std::string((*entry)["interface_name"].GetString()) == "eth1");
+  CHECK(std::string((*entry)["netns_name"].GetString()) == "ns1");
+  CHECK(std::string((*entry)["netns"].GetString()) == m.paths.netns_dir + "/ns1");
+  CHECK((*entry)["numa_node"].GetInt() == 1);
+  CHECK((*entry)["bandwidth_mbps"].GetInt64() == 2000);
+  CHECK(std::string((*entry)["ipv6"].GetString()) == "fd00:1::10");
+  CHECK((*entry)["hint_preferred"].GetBool());
+
+  REQUIRE(plugin->WriteSnapshot().ok());  // as at a clean stop
+  const rapidjson::Document data = SnapshotData(file);
   const rapidjson::Value& eth0 = data["machineState"]["0"]["nics"][0];
   CHECK(std::string(eth0["interface_name"].GetString()) == "eth0");
   CHECK(eth0["numa_node"].GetInt() == 0);
@@ -51,13 +73,7 @@ TEST_CASE("the checkpoint has the document's shape", "[nic][checkpoint]") {
   CHECK(std::string(eth1["interface_name"].GetString()) == "eth1");
   CHECK(std::string(eth1["netns"].GetString()) == m.paths.netns_dir + "/ns1");
   CHECK(eth1["bandwidth_allocated_mbps"].GetInt64() == 2000);
-
-  const rapidjson::Value& entry = data["pod_entries"]["uid-pod1"]["c0"];
-  CHECK(std::string(entry["interface_name"].GetString()) == "eth1");
-  CHECK(std::string(entry["netns"].GetString()) == m.paths.netns_dir + "/ns1");
-  CHECK(entry["numa_node"].GetInt() == 1);
-  CHECK(entry["bandwidth_mbps"].GetInt64() == 2000);
-  CHECK(std::string(entry["address"]["ipv6"].GetString()) == "fd00:1::10");
+  CHECK(data["pods"]["uid-pod1"].HasMember("c0"));
 }
 
 TEST_CASE("a restarted plugin restores the same allocations", "[nic][checkpoint]") {
@@ -118,28 +134,43 @@ TEST_CASE("a NIC that disappeared is reported missing while the others keep serv
   CHECK(AllocationsOk(*plugin).pod_resources().count("uid-a") == 0);
 }
 
-TEST_CASE("a failed checkpoint write fails the RPC and changes nothing", "[nic][checkpoint]") {
+TEST_CASE("a failed ledger write fails the RPC and changes nothing", "[nic][checkpoint]") {
   TempDir dir;
   FakeMachine m = Generate(machine::fake::Doc80Shape(), dir);
   const std::string state_dir = dir.File("state");
-  auto plugin = Create(Config(state_dir), m.topology);
+  auto fail = std::make_shared<std::atomic<bool>>(false);
+  NicPluginConfig config = Config(state_dir);
+  // A full disk: every journal append and snapshot write fails.
+  config.write_options.fault_hook = [fail](checkpoint::WriteStep step) {
+    if (*fail && step == checkpoint::WriteStep::kRename) {
+      return Status(StatusCode::kResourceExhausted, "injected: disk full");
+    }
+    return Status::Ok();
+  };
+  config.journal_options.fault_hook = [fail](checkpoint::JournalStep step) {
+    if (*fail && step == checkpoint::JournalStep::kSync) {
+      return Status(StatusCode::kResourceExhausted, "injected: disk full");
+    }
+    return Status::Ok();
+  };
+  auto plugin = Create(config, m.topology);
   AllocateOk(*plugin, WithHint(Request("a", {{kBw, 1000}}), {0}));
+  const std::string files_before = qrm::testing::LedgerFileBytes(state_dir + "/nic_plugin_state");
 
-  // Root ignores permissions, so make the directory unusable: a file in its place.
-  fs::rename(state_dir, dir.File("state.away"));
-  qrm::testing::WriteFile(state_dir, "not a directory");
-
+  *fail = true;
   auto r = plugin->Allocate(WithHint(Request("b", {{kBw, 1000}}), {0}));
   REQUIRE_FALSE(r.ok());
-  CHECK_THAT(r.status().message(), Contains("persisting the allocation"));
+  CHECK_THAT(r.status().message(),
+             Contains("persisting the allocation") && Contains("injected: disk full"));
   CHECK(plugin->Snapshot().Pod("uid-b") == nullptr);
   CHECK(plugin->Snapshot().AllocatedMbps({"", "eth0"}) == 1000);
 
   CHECK_FALSE(plugin->RemovePod("uid-a").ok());
   CHECK(plugin->Snapshot().Pod("uid-a") != nullptr);  // still held: the host will retry
+  // The failed appends were taken back: a restart could not apply them.
+  CHECK(qrm::testing::LedgerFileBytes(state_dir + "/nic_plugin_state") == files_before);
 
-  fs::remove(state_dir);
-  fs::rename(dir.File("state.away"), state_dir);
+  *fail = false;
   REQUIRE(plugin->RemovePod("uid-a").ok());
   CHECK(plugin->Snapshot().AllocatedMbps({"", "eth0"}) == 0);
 }
@@ -158,9 +189,11 @@ TEST_CASE("a corrupt checkpoint is moved aside and the plugin starts empty", "[n
   {
     auto plugin = Create(Config(dir.File("state")), m.topology);
     AllocateOk(*plugin, Request("a", {{kNic, 1}}));
+    REQUIRE(plugin->WriteSnapshot().ok());  // the entry in the snapshot
   }
   const std::string file = dir.File("state/nic_plugin_state");
   std::string text = qrm::testing::ReadFile(file);
+  REQUIRE(text.find("uid-a") != std::string::npos);
   text.replace(text.find("uid-a"), 5, "uid-b");  // checksum no longer matches
   qrm::testing::WriteFile(file, text);
 
@@ -187,7 +220,53 @@ TEST_CASE("a replay names the NIC the container had", "[nic][checkpoint]") {
   CHECK(again == other);
 }
 
-TEST_CASE("a malformed pod entry is set aside, naming its key", "[nic][checkpoint]") {
+TEST_CASE("a malformed entry is set aside, naming the pod, container and field",
+          "[nic][checkpoint]") {
+  TempDir dir;
+  FakeMachine m = Generate(machine::fake::Doc80Shape(), dir);
+  {
+    auto plugin = Create(Config(dir.File("state")), m.topology);
+    AllocateOk(*plugin, WithHint(Request("x", {{kBw, 1000}}), {0}));
+    REQUIRE(plugin->WriteSnapshot().ok());  // the entry in the snapshot, the journal empty
+  }
+  const std::string file = dir.File("state/nic_plugin_state");
+  rapidjson::Document data = SnapshotData(file);
+  data["pods"]["uid-x"]["c0"]["bandwidth_mbps"].SetInt(-3);
+  REQUIRE(checkpoint::Write(file, kLedgerVersion, data).ok());
+  auto plugin = Create(Config(dir.File("state")), m.topology);
+  CHECK(plugin->Snapshot().pods().empty());
+  CHECK(plugin->state_file().corrupt);
+  CHECK_THAT(plugin->state_file().problem,
+             Contains("pod uid-x container c0: bandwidth_mbps -3: not a number of Mb/s >= 0"));
+}
+
+TEST_CASE("a version 1 state file is upgraded to the ledger without losing a container",
+          "[nic][checkpoint]") {
+  TempDir dir;
+  FakeMachine m = Generate(machine::fake::Doc80Shape(), dir);
+  const std::string file = dir.File("state/nic_plugin_state");
+  pb::GetResourcesAllocationResponse before;
+  rapidjson::Document v1;
+  {
+    // What an older plugin held, written in its format (the whole state in one file).
+    auto in_memory = Create(Config(), m.topology);
+    AllocateOk(*in_memory, WithHint(Request("a", {{kBw, 20000}}), {0}));
+    AllocateOk(*in_memory, WithHint(Request("b", {}, {}, "numa-enhancement"), {1}));
+    before = AllocationsOk(*in_memory);
+    v1 = EncodeCheckpoint(in_memory->Snapshot());
+  }
+  fs::create_directories(dir.File("state"));
+  REQUIRE(checkpoint::Write(file, kCheckpointVersion, v1).ok());
+  auto upgraded = Create(Config(dir.File("state")), m.topology);
+  CHECK(google::protobuf::util::MessageDifferencer::Equals(before, AllocationsOk(*upgraded)));
+  CHECK(SnapshotData(file)["pods"].MemberCount() == 2);
+  upgraded.reset();
+  auto again = Create(Config(dir.File("state")), m.topology);
+  CHECK(google::protobuf::util::MessageDifferencer::Equals(before, AllocationsOk(*again)));
+  CHECK(again->Snapshot().AllocatedMbps({"", "eth0"}) == 20000);
+}
+
+TEST_CASE("a malformed version 1 entry is set aside, naming its key", "[nic][checkpoint]") {
   TempDir dir;
   FakeMachine m = Generate(machine::fake::Doc80Shape(), dir);
   rapidjson::Document doc;
