@@ -58,6 +58,7 @@ set(QRM_PUBLIC_HEADERS
   checkpoint/checkpoint_file.h checkpoint/state_file.h checkpoint/journal.h
   plugins/sdk/resource_plugin.h plugins/sdk/plugin_server.h plugins/sdk/run.h
   plugins/sdk/pod_ledger.h plugins/sdk/entry_fields.h plugins/sdk/responses.h
+  plugins/sdk/plugin_flags.h
   machine/discovery.h machine/topology.h machine/numa_layout.h
   qos/qos_requirement.h)
 

@@ -24,6 +24,7 @@
 #include "plugins/cpu/cpu_plugin.h"
 #include "plugins/cpu/pool_control.h"
 #include "plugins/cpu/pool_control_watcher.h"
+#include "plugins/sdk/plugin_flags.h"
 #include "plugins/sdk/run.h"
 
 namespace po = boost::program_options;
@@ -34,57 +35,42 @@ constexpr const char* kProgram = "qrm-cpu-plugin";
 constexpr const char* kDefaultStateDir = "/var/lib/qrm/cpu";
 
 struct Flags {
-  qrm::sdk::PluginServerOptions server;
-  bool no_register = false;
+  qrm::sdk::PluginFlags process{{
+      .state_dir = kDefaultStateDir,
+      .reset_state_help =
+          "move an existing ledger aside and start with no containers (after draining the node)",
+  }};
   qrm::cpu::CpuPluginConfig plugin;
   std::string reclaimed_pool_size;
-  qrm::machine::DiscoveryOptions discovery;
-  std::string log_level;
-  std::string log_format;
   std::string set_pools;
 };
 
 po::options_description Describe(Flags& f) {
   po::options_description desc(std::string(kProgram) + " options");
+  f.process.Add(desc);
   auto add = desc.add_options();
-  add("plugin-dir", po::value(&f.server.plugin_dir)->default_value(qrm::sdk::kDefaultPluginDir),
-      "directory of the host's registration socket and of ours");
-  add("socket-name", po::value(&f.server.socket_name)->default_value("cpu.sock"),
-      "our socket's file name inside --plugin-dir");
-  add("no-register", po::bool_switch(&f.no_register),
-      "serve only; do not call Register on the host (it may still discover the socket)");
-  add("state-dir", po::value(&f.plugin.state_dir)->default_value(kDefaultStateDir),
-      "directory of the checkpoint (cpu_plugin_state) and the pool control file");
-  add("sysfs-root", po::value(&f.discovery.sysfs_root)->default_value("/sys"),
-      "sysfs to read the machine from (a fake tree in tests)");
-  add("procfs-root", po::value(&f.discovery.procfs_root)->default_value("/proc"),
-      "procfs to read the machine from");
-  add("netns-dir", po::value(&f.discovery.netns_dir)->default_value("/var/run/netns"),
-      "network namespaces directory (accepted for uniformity; the CPU plugin reads no NICs)");
-  add("log-level", po::value(&f.log_level)->default_value("info"),
-      "trace, debug, info, warn, error, critical or off");
-  add("log-format", po::value(&f.log_format)->default_value("text"), "text or json");
-  add("metrics-address", po::value(&f.server.metrics_address)->default_value(""),
-      "IP:PORT for /metrics, /healthz, /readyz (loopback; empty disables)");
   add("reserved-cpus", po::value(&f.plugin.reserved_cpus)->default_value(""),
       "CPUs for system_cores and the node's daemons, e.g. 0-1,40-41");
   add("reserved-cpu-count", po::value(&f.plugin.reserved_cpu_count)->default_value(0),
       "reserve this many CPUs instead: whole cores, spread over NUMA nodes, lowest ids");
   add("reclaimed-pool-size", po::value(&f.reclaimed_pool_size),
-      "CPUs of the reclaimed pool, or auto (default: the checkpoint's setting, else auto: none "
+      "CPUs of the reclaimed pool, or auto (default: the ledger's setting, else auto: none "
       "until a reclaimed_cores container is placed, then up to 4; 0: reclaimed_cores share the "
       "shared pool)");
-  add("roles", po::value(&f.plugin.roles_json)->default_value(""),
-      "role table JSON: role -> {qos_level, numa_binding, numa_exclusive, numa_anti_affinity}");
-  add("roles-file", po::value(&f.plugin.roles_file)->default_value(""),
-      "file holding the role table JSON (the same file qrm-host's --roles-file names)");
   add("pool-control-file", po::value(&f.plugin.pool_control_file)->default_value(""),
       "watched pool control file (default <state-dir>/pools.json)");
-  add("reset-state", po::bool_switch(&f.plugin.reset_state),
-      "move an existing checkpoint aside and start with no containers (after draining the node)");
   add("set-pools", po::value(&f.set_pools),
       "write the pool control file (reclaimed=N[,shared=M]) and exit");
   return desc;
+}
+
+// What PluginFlags read that the CPU plugin's own configuration carries.
+void TakeProcessFlags(Flags& f) {
+  f.plugin.state_dir = f.process.state_dir;
+  f.plugin.reset_state = f.process.reset_state;
+  f.plugin.roles_json = f.process.roles_json;
+  f.plugin.roles_file = f.process.roles_file;
+  f.process.discovery.discover_nics = false;
 }
 
 // "auto" or a whole number (negative ones are refused by name later, with the others).
@@ -107,9 +93,7 @@ int SetPools(const Flags& f) {
   }
   // Sizes the machine cannot have are refused here; whether they fit next to the dedicated
   // containers only the running plugin knows (it logs and keeps the old sizes otherwise).
-  qrm::machine::DiscoveryOptions discovery = f.discovery;
-  discovery.discover_nics = false;
-  if (auto topology = qrm::machine::Discover(discovery); topology.ok()) {
+  if (auto topology = qrm::machine::Discover(f.process.discovery); topology.ok()) {
     const int online = topology->NumCpus();
     for (const auto& [key, size] :
          {std::pair{"reclaimed", sizes->reclaimed}, std::pair{"shared", sizes->shared}}) {
@@ -160,11 +144,11 @@ int main(int argc, char** argv) {
     std::cout << parsed->output;
     return 0;
   }
-  if (!qrm::ConfigureLogging(f.log_level, f.log_format)) {
-    std::cerr << kProgram << ": unknown --log-level \"" << f.log_level << "\" or --log-format \""
-              << f.log_format << "\"\n";
+  if (qrm::Status s = f.process.Finish(); !s.ok()) {
+    std::cerr << kProgram << ": " << s.message() << "\n";
     return 2;
   }
+  TakeProcessFlags(f);
   if (parsed->vm.count("set-pools")) return SetPools(f);
 
   auto log = qrm::Logger("cpu-plugin");
@@ -177,16 +161,13 @@ int main(int argc, char** argv) {
     }
     f.plugin.reclaimed_pool_size = *size;
   }
-  f.server.register_with_host = !f.no_register;
-  f.discovery.discover_nics = false;
-
-  auto topology = qrm::machine::Discover(f.discovery);
+  auto topology = qrm::machine::Discover(f.process.discovery);
   if (!topology.ok()) {
     log->error("cannot read the machine: {}", topology.status().ToString());
     return 1;
   }
   if (parsed->check_only) {
-    (void)qrm::ConfigureLogging("warn", f.log_format);
+    (void)qrm::ConfigureLogging("warn", f.process.log_format);
     return CheckConfig(*topology, f.plugin);
   }
   log->info("machine: {}", topology->Summary());
@@ -213,7 +194,7 @@ int main(int argc, char** argv) {
     // A file written between Create's read and the watch being set up.
     if (std::filesystem::exists(path)) (void)(*plugin)->ReloadPoolControlFile();
   }
-  const int rc = qrm::sdk::Run(**plugin, f.server);
+  const int rc = qrm::sdk::Run(**plugin, f.process.server);
   if (watcher) watcher->Stop();
   return rc;
 }

@@ -12,6 +12,7 @@
 #include "common/log.h"
 #include "machine/discovery.h"
 #include "plugins/memory/memory_plugin.h"
+#include "plugins/sdk/plugin_flags.h"
 #include "plugins/sdk/run.h"
 
 namespace po = boost::program_options;
@@ -40,38 +41,12 @@ int CheckConfig(qrm::memory::MemoryPluginConfig config,
 
 int main(int argc, char** argv) {
   qrm::sdk::TuneMallocForPlugin();
-  qrm::sdk::PluginServerOptions server;
-  qrm::machine::DiscoveryOptions discovery;
-  qrm::memory::MemoryPluginConfig config;
-  std::string roles_json, roles_file, reserved, log_level, log_format;
-  bool no_register = false;
-
+  qrm::sdk::PluginFlags flags({.state_dir = qrm::memory::kDefaultStateDir});
+  std::string reserved;
   po::options_description desc("qrm-memory-plugin options");
-  auto add = desc.add_options();
-  add("plugin-dir", po::value(&server.plugin_dir)->default_value(qrm::sdk::kDefaultPluginDir),
-      "directory of the host's registration socket and of ours");
-  add("socket-name", po::value(&server.socket_name)->default_value(""),
-      "our socket's file name in --plugin-dir (default: memory.sock)");
-  add("no-register", po::bool_switch(&no_register), "serve only; do not call Register on the host");
-  add("state-dir", po::value(&config.state_dir)->default_value(qrm::memory::kDefaultStateDir),
-      "directory of the state files (memory_plugin_state and its journal)");
-  add("reset-state", po::bool_switch(&config.reset_state),
-      "set aside a checkpoint that cannot be restored and start empty");
-  add("sysfs-root", po::value(&discovery.sysfs_root)->default_value("/sys"), "sysfs to read");
-  add("procfs-root", po::value(&discovery.procfs_root)->default_value("/proc"), "procfs to read");
-  add("netns-dir", po::value(&discovery.netns_dir)->default_value("/var/run/netns"),
-      "directory of named network namespaces (unused by this plugin; accepted like the others)");
-  add("log-level", po::value(&log_level)->default_value("info"),
-      "trace, debug, info, warn, error, critical or off");
-  add("log-format", po::value(&log_format)->default_value("text"), "text or json");
-  add("metrics-address", po::value(&server.metrics_address)->default_value(""),
-      "IP:PORT for /metrics, /healthz, /readyz (loopback; empty disables)");
-  add("roles", po::value(&roles_json)->default_value(""),
-      "role table (JSON object: role -> {qos_level, numa_binding, numa_exclusive, "
-      "numa_anti_affinity})");
-  add("roles-file", po::value(&roles_file)->default_value(""),
-      "file holding the role table JSON (the same file qrm-host's --roles-file names)");
-  add("reserved-memory", po::value(&reserved)->default_value("500Mi"),
+  flags.Add(desc);
+  desc.add_options()(
+      "reserved-memory", po::value(&reserved)->default_value("500Mi"),
       "memory kept back on each NUMA node: \"500Mi\", \"0=500Mi,1=1Gi\" or \"1Gi,1=2Gi\"");
 
   auto parsed = qrm::config::Parse(argc, argv, desc);
@@ -80,28 +55,25 @@ int main(int argc, char** argv) {
     std::cout << parsed->output;  // --help or --print-config
     return 0;
   }
-  if (!qrm::ConfigureLogging(log_level, log_format)) {
-    return UsageError("unknown --log-level \"" + log_level + "\" or --log-format \"" + log_format +
-                      "\"");
-  }
-  auto roles = qrm::qos::LoadRoleTable(roles_json, roles_file);
-  if (!roles.ok()) return UsageError(roles.status().message());
-  config.roles = std::move(*roles);
+  if (qrm::Status s = flags.Finish(); !s.ok()) return UsageError(s.message());
   auto reservation = qrm::memory::ParseReservedMemory(reserved);
   if (!reservation.ok()) return UsageError(reservation.status().message());
+  qrm::memory::MemoryPluginConfig config;
   config.reserved = std::move(*reservation);
-  server.register_with_host = !no_register;
+  config.roles = flags.roles;
+  config.state_dir = flags.state_dir;
+  config.reset_state = flags.reset_state;
 
   auto log = qrm::Logger("memory-plugin");
-  discovery.discover_nics = false;  // not ours
-  auto machine = qrm::machine::Discover(discovery);
+  flags.discovery.discover_nics = false;  // not ours
+  auto machine = qrm::machine::Discover(flags.discovery);
   if (!machine.ok()) {
     log->error("cannot start: machine discovery: {}", machine.status().ToString());
     return 1;
   }
   for (const std::string& w : machine->warnings) log->warn("discovery: {}", w);
   if (parsed->check_only) {
-    (void)qrm::ConfigureLogging("warn", log_format);
+    (void)qrm::ConfigureLogging("warn", flags.log_format);
     return CheckConfig(config, *machine);
   }
   log->info("machine: {}", machine->Summary());
@@ -112,5 +84,5 @@ int main(int argc, char** argv) {
     log->error("cannot start: {}", plugin.status().ToString());
     return 1;
   }
-  return qrm::sdk::Run(**plugin, server);
+  return qrm::sdk::Run(**plugin, flags.server);
 }

@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "machine/discovery.h"
 #include "plugins/nic/nic_plugin.h"
+#include "plugins/sdk/plugin_flags.h"
 #include "plugins/sdk/run.h"
 
 namespace po = boost::program_options;
@@ -44,45 +45,14 @@ int CheckConfig(qrm::nic::NicPluginConfig config, const qrm::machine::MachineTop
 
 // Everything the command line and the config file set.
 struct Flags {
-  qrm::sdk::PluginServerOptions server;
-  qrm::machine::DiscoveryOptions discovery;
+  qrm::sdk::PluginFlags process{{.state_dir = qrm::nic::kDefaultStateDir}};
   qrm::nic::NicPluginConfig config;
-  std::string roles_json, roles_file, allowlist, log_level, log_format;
-  bool no_register = false;
+  std::string allowlist;
 };
 
-// Where the plugin serves, what it reads, where its state lives, how it logs.
-void AddProcessFlags(po::options_description& desc, Flags& f) {
-  auto add = desc.add_options();
-  add("plugin-dir", po::value(&f.server.plugin_dir)->default_value(qrm::sdk::kDefaultPluginDir),
-      "directory of the host's registration socket and of ours");
-  add("socket-name", po::value(&f.server.socket_name)->default_value(""),
-      "our socket's file name in --plugin-dir (default: from the resource name)");
-  add("no-register", po::bool_switch(&f.no_register),
-      "serve only; do not call Register on the host");
-  add("state-dir", po::value(&f.config.state_dir)->default_value(qrm::nic::kDefaultStateDir),
-      "directory of the state files (nic_plugin_state and its journal)");
-  add("reset-state", po::bool_switch(&f.config.reset_state),
-      "set aside a checkpoint that cannot be restored and start empty");
-  add("sysfs-root", po::value(&f.discovery.sysfs_root)->default_value("/sys"), "sysfs to read");
-  add("procfs-root", po::value(&f.discovery.procfs_root)->default_value("/proc"), "procfs to read");
-  add("netns-dir", po::value(&f.discovery.netns_dir)->default_value("/var/run/netns"),
-      "directory of named network namespaces");
-  add("log-level", po::value(&f.log_level)->default_value("info"),
-      "trace, debug, info, warn, error, critical or off");
-  add("log-format", po::value(&f.log_format)->default_value("text"), "text or json");
-  add("metrics-address", po::value(&f.server.metrics_address)->default_value(""),
-      "IP:PORT for /metrics, /healthz, /readyz (loopback; empty disables)");
-}
-
-// What the plugin serves: roles, resource names, bandwidth accounting, which NICs.
+// What the plugin serves: resource names, bandwidth accounting, which NICs.
 void AddNicFlags(po::options_description& desc, Flags& f) {
   auto add = desc.add_options();
-  add("roles", po::value(&f.roles_json)->default_value(""),
-      "role table (JSON object: role -> {qos_level, numa_binding, numa_exclusive, "
-      "numa_anti_affinity})");
-  add("roles-file", po::value(&f.roles_file)->default_value(""),
-      "file holding the role table JSON (the same file qrm-host's --roles-file names)");
   add("resource-name", po::value(&f.config.resource_name)->default_value(qrm::kNicResourceName),
       "the resource this plugin serves");
   add("bandwidth-resource-name",
@@ -92,25 +62,21 @@ void AddNicFlags(po::options_description& desc, Flags& f) {
       "share of a NIC's link speed that may be allocated");
   add("nic-allowlist", po::value(&f.allowlist)->default_value(""),
       "serve only these NICs (\"eth0,ns1/eth1\"; empty: all)");
-  add("include-virtual", po::bool_switch(&f.discovery.include_virtual_nics),
+  add("include-virtual", po::bool_switch(&f.process.discovery.include_virtual_nics),
       "also serve NICs without a device (veth, bridges, ...)");
-  add("unknown-nic-speed-mbps", po::value(&f.discovery.unknown_nic_speed_mbps)->default_value(0),
+  add("unknown-nic-speed-mbps",
+      po::value(&f.process.discovery.unknown_nic_speed_mbps)->default_value(0),
       "speed assumed for a NIC whose link speed the kernel does not know");
 }
 
 // Logging, the role table and the allowlist; then the whole configuration is validated.
 qrm::Status FinishFlags(Flags& f) {
-  if (!qrm::ConfigureLogging(f.log_level, f.log_format)) {
-    return qrm::InvalidArgumentError("unknown --log-level \"" + f.log_level +
-                                     "\" or --log-format \"" + f.log_format + "\"");
-  }
-  auto roles = qrm::qos::LoadRoleTable(f.roles_json, f.roles_file);
-  if (!roles.ok()) return roles.status();
-  f.config.roles = std::move(*roles);
-  QRM_ASSIGN_OR_RETURN(auto nics, qrm::nic::ParseNicAllowlist(f.allowlist));
-  f.config.allowlist = std::move(nics);
-  f.server.register_with_host = !f.no_register;
-  f.discovery.discover_nics = true;
+  QRM_RETURN_IF_ERROR(f.process.Finish());
+  f.config.roles = f.process.roles;
+  f.config.state_dir = f.process.state_dir;
+  f.config.reset_state = f.process.reset_state;
+  QRM_ASSIGN_OR_RETURN(f.config.allowlist, qrm::nic::ParseNicAllowlist(f.allowlist));
+  f.process.discovery.discover_nics = true;
   return f.config.Validate();
 }
 
@@ -120,7 +86,7 @@ int main(int argc, char** argv) {
   qrm::sdk::TuneMallocForPlugin();
   Flags flags;
   po::options_description desc("qrm-nic-plugin options");
-  AddProcessFlags(desc, flags);
+  flags.process.Add(desc);
   AddNicFlags(desc, flags);
   auto parsed = qrm::config::Parse(argc, argv, desc);
   if (!parsed.ok()) return UsageError(parsed.status().message());
@@ -131,14 +97,14 @@ int main(int argc, char** argv) {
   if (qrm::Status s = FinishFlags(flags); !s.ok()) return UsageError(s.message());
 
   auto log = qrm::Logger("nic-plugin");
-  auto machine = qrm::machine::Discover(flags.discovery);
+  auto machine = qrm::machine::Discover(flags.process.discovery);
   if (!machine.ok()) {
     log->error("cannot start: machine discovery: {}", machine.status().ToString());
     return 1;
   }
   for (const std::string& w : machine->warnings) log->warn("discovery: {}", w);
   if (parsed->check_only) {
-    (void)qrm::ConfigureLogging("warn", flags.log_format);
+    (void)qrm::ConfigureLogging("warn", flags.process.log_format);
     return CheckConfig(flags.config, *machine);
   }
   log->info("machine: {}", machine->Summary());
@@ -149,5 +115,5 @@ int main(int argc, char** argv) {
     log->error("cannot start: {}", plugin.status().ToString());
     return 1;
   }
-  return qrm::sdk::Run(**plugin, flags.server);
+  return qrm::sdk::Run(**plugin, flags.process.server);
 }

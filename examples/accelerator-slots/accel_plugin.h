@@ -40,6 +40,9 @@ struct AccelConfig {
   // Where allocations are persisted. Empty keeps them in memory only, which is
   // only sensible in unit tests: a real plugin must survive its own restart.
   std::string state_path;
+  // --reset-state: set aside a state file that holds slots the configuration no longer has
+  // (and start empty) instead of refusing to start.
+  bool reset_state = false;
 };
 
 class AccelPlugin final : public sdk::ResourcePlugin {

@@ -7,16 +7,18 @@
 //
 //   qrm-example-accel-plugin [--plugin-dir DIR] [--resource NAME]
 //                            [--numa-nodes LIST|auto] [--slots-per-node K]
-//                            [--state-dir DIR] [--log-level LEVEL]
+//                            [--state-dir DIR] [--log-level LEVEL] [--config FILE] ...
 #include <iostream>
 #include <optional>
 #include <string>
 
 #include <boost/program_options.hpp>
 
+#include "common/config/config.h"
 #include "common/log.h"
 #include "examples/accelerator-slots/accel_plugin.h"
 #include "machine/discovery.h"
+#include "plugins/sdk/plugin_flags.h"
 #include "plugins/sdk/run.h"
 
 namespace po = boost::program_options;
@@ -25,10 +27,9 @@ namespace {
 
 // [guide:machine]
 // The machine's NUMA nodes, from qrm's topology discovery (qrm::machine): the
-// same reading of sysfs the bundled plugins use. A kernel without NUMA support
-// reports one node 0.
-qrm::StatusOr<qrm::NumaMask> MachineNumaNodes() {
-  qrm::machine::DiscoveryOptions options;
+// same reading of sysfs the bundled plugins use (--sysfs-root sets where). A kernel without NUMA
+// support reports one node 0.
+qrm::StatusOr<qrm::NumaMask> MachineNumaNodes(qrm::machine::DiscoveryOptions options) {
   options.discover_nics = false;  // only the nodes matter here
   qrm::StatusOr<qrm::machine::MachineTopology> machine = qrm::machine::Discover(options);
   if (!machine.ok()) return machine.status();
@@ -37,45 +38,37 @@ qrm::StatusOr<qrm::NumaMask> MachineNumaNodes() {
 // [guide:end]
 
 struct Flags {
+  // The flags every plugin takes (--plugin-dir, --state-dir, --log-level, --sysfs-root, ...),
+  // the same as the bundled plugins'; this plugin reads no role table.
+  qrm::sdk::PluginFlags process{{.state_dir = qrm::example::kDefaultStateDir, .roles = false}};
   qrm::example::AccelConfig config;
-  qrm::sdk::PluginServerOptions server;
   std::string numa_nodes;
-  std::string state_dir;
-  std::string log_level;
 };
 
-// Parses the command line into `flags`; returns the exit code to stop with, if any.
+// Parses the command line (and --config FILE) into `flags`; returns the exit code to stop
+// with, if any.
 std::optional<int> ParseFlags(int argc, char** argv, Flags& flags) {
   po::options_description desc("qrm-example-accel-plugin options");
+  flags.process.Add(desc);
   auto add = desc.add_options();
-  add("help,h", "print this help");
-  add("plugin-dir", po::value(&flags.server.plugin_dir)->default_value(qrm::sdk::kDefaultPluginDir),
-      "directory of the host's registration socket and of ours");
   add("resource", po::value(&flags.config.resource)->default_value(qrm::example::kDefaultResource),
       "extended resource name this plugin serves");
   add("numa-nodes", po::value(&flags.numa_nodes)->default_value("auto"),
       "NUMA node list (\"0-1,3\"), or \"auto\" for this machine's nodes");
   add("slots-per-node", po::value(&flags.config.slots_per_node)->default_value(4),
       "accelerator slots on each NUMA node");
-  add("state-dir", po::value(&flags.state_dir)->default_value(qrm::example::kDefaultStateDir),
-      "directory of the state file (accel-slots.json)");
-  add("log-level", po::value(&flags.log_level)->default_value("info"),
-      "trace, debug, info, warn, error, critical or off");
 
-  po::variables_map vm;
-  try {
-    po::store(po::parse_command_line(argc, argv, desc), vm);
-    po::notify(vm);
-  } catch (const std::exception& e) {
-    std::cerr << "qrm-example-accel-plugin: " << e.what() << "\n" << desc;
+  auto parsed = qrm::config::Parse(argc, argv, desc);
+  if (!parsed.ok()) {
+    std::cerr << "qrm-example-accel-plugin: " << parsed.status().message() << "\n";
     return 2;
   }
-  if (vm.count("help")) {
-    std::cout << desc;
+  if (parsed->exit) {
+    std::cout << parsed->output;  // --help or --print-config
     return 0;
   }
-  if (!qrm::ConfigureLogging(flags.log_level)) {
-    std::cerr << "qrm-example-accel-plugin: unknown --log-level \"" << flags.log_level << "\"\n";
+  if (qrm::Status s = flags.process.Finish(); !s.ok()) {
+    std::cerr << "qrm-example-accel-plugin: " << s.message() << "\n";
     return 2;
   }
   return std::nullopt;
@@ -88,18 +81,19 @@ int main(int argc, char** argv) {
   Flags flags;
   if (std::optional<int> exit_code = ParseFlags(argc, argv, flags)) return *exit_code;
 
-  auto nodes =
-      flags.numa_nodes == "auto" ? MachineNumaNodes() : qrm::NumaMask::Parse(flags.numa_nodes);
+  auto nodes = flags.numa_nodes == "auto" ? MachineNumaNodes(flags.process.discovery)
+                                          : qrm::NumaMask::Parse(flags.numa_nodes);
   if (!nodes.ok()) {
     std::cerr << "qrm-example-accel-plugin: --numa-nodes: " << nodes.status().ToString() << "\n";
     return 2;
   }
   qrm::example::AccelConfig& config = flags.config;
   config.numa_nodes = *nodes;
-  config.state_path = flags.state_dir + "/" + qrm::example::kStateFileName;
+  config.state_path = flags.process.state_dir + "/" + qrm::example::kStateFileName;
+  config.reset_state = flags.process.reset_state;
   auto log = qrm::Logger("accel-slots");
   // Earlier versions kept the state file in the plugin directory by default.
-  const std::string legacy = flags.server.plugin_dir + "/" + qrm::example::kStateFileName;
+  const std::string legacy = flags.process.server.plugin_dir + "/" + qrm::example::kStateFileName;
   if (qrm::Status moved = qrm::example::AdoptLegacyStateFile(legacy, config.state_path);
       !moved.ok()) {
     log->error("cannot start: {}", moved.ToString());
@@ -115,6 +109,6 @@ int main(int argc, char** argv) {
   }
   // Serves the plugin and keeps it registered until SIGTERM or SIGINT. Run
   // must come before anything starts threads (it blocks those signals).
-  return qrm::sdk::Run(**plugin, flags.server);
+  return qrm::sdk::Run(**plugin, flags.process.server);
 }
 // [guide:end]
