@@ -53,7 +53,7 @@ set(QRM_EXPORTED_LIBRARIES
 # generated; see below.)
 set(QRM_PUBLIC_HEADERS
   common/status.h common/cpu_set.h common/numa_mask.h common/id_list.h common/log.h
-  common/protocol_keys.h common/grpc_status.h
+  common/protocol_keys.h common/grpc_status.h common/mutex.h common/thread_annotations.h
   common/metrics/metrics.h common/http/http_server.h common/config/config.h
   checkpoint/checkpoint_file.h checkpoint/state_file.h checkpoint/journal.h
   plugins/sdk/resource_plugin.h plugins/sdk/plugin_server.h plugins/sdk/run.h

@@ -6,6 +6,8 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "common/mutex.h"
+
 namespace qrm {
 namespace {
 
@@ -40,11 +42,11 @@ class JsonEscapedMessage : public spdlog::custom_flag_formatter {
   }
 };
 
-std::mutex g_mu;
-std::string g_pattern = kTextPattern;
-spdlog::level::level_enum g_level = spdlog::level::info;
+Mutex g_mu;
+std::string g_pattern QRM_GUARDED_BY(g_mu) = kTextPattern;
+spdlog::level::level_enum g_level QRM_GUARDED_BY(g_mu) = spdlog::level::info;
 
-void ApplyFormat(spdlog::logger& logger) {
+void ApplyFormat(spdlog::logger& logger) QRM_REQUIRES(g_mu) {
   auto formatter = std::make_unique<spdlog::pattern_formatter>();
   formatter->add_flag<JsonEscapedMessage>('*').set_pattern(g_pattern);
   logger.set_formatter(std::move(formatter));
@@ -54,7 +56,7 @@ void ApplyFormat(spdlog::logger& logger) {
 }  // namespace
 
 std::shared_ptr<spdlog::logger> Logger(const std::string& component) {
-  std::lock_guard lock(g_mu);
+  MutexLock lock(g_mu);
   if (auto existing = spdlog::get(component)) return existing;
   // Logs go to stderr: stdout belongs to programs' own output (qrmctl, benches).
   auto logger = spdlog::stderr_color_mt(component);
@@ -66,10 +68,12 @@ bool ConfigureLogging(std::string_view level, std::string_view format) {
   const auto parsed = spdlog::level::from_str(std::string(level));
   if (parsed == spdlog::level::off && level != "off") return false;
   if (format != "text" && format != "json") return false;
-  std::lock_guard lock(g_mu);
+  MutexLock lock(g_mu);
   g_level = parsed;
   g_pattern = format == "json" ? kJsonPattern : kTextPattern;
-  spdlog::apply_all([](const std::shared_ptr<spdlog::logger>& l) { ApplyFormat(*l); });
+  // apply_all calls back on this thread, with g_mu still held.
+  spdlog::apply_all([](const std::shared_ptr<spdlog::logger>& l)
+                        QRM_REQUIRES(g_mu) { ApplyFormat(*l); });
   return true;
 }
 

@@ -8,6 +8,8 @@
 #include <mutex>
 #include <string>
 
+#include "common/mutex.h"
+
 namespace qrm {
 
 class PodLocks {
@@ -32,14 +34,14 @@ class PodLocks {
     std::shared_ptr<std::mutex> mu = std::make_shared<std::mutex>();
     int users = 0;
   };
-  std::mutex mu_;
-  std::map<std::string, Entry> entries_;
+  Mutex mu_;
+  std::map<std::string, Entry> entries_ QRM_GUARDED_BY(mu_);
 };
 
 inline PodLocks::Guard::Guard(PodLocks& owner, std::string uid)
     : owner_(owner), uid_(std::move(uid)) {
   {
-    std::lock_guard lock(owner_.mu_);
+    MutexLock lock(owner_.mu_);
     Entry& e = owner_.entries_[uid_];
     ++e.users;
     mu_ = e.mu;
@@ -49,7 +51,7 @@ inline PodLocks::Guard::Guard(PodLocks& owner, std::string uid)
 
 inline PodLocks::Guard::~Guard() {
   mu_->unlock();
-  std::lock_guard lock(owner_.mu_);
+  MutexLock lock(owner_.mu_);
   auto it = owner_.entries_.find(uid_);
   if (--it->second.users == 0) owner_.entries_.erase(it);
 }

@@ -12,17 +12,17 @@ RateLimitedLog::RateLimitedLog(std::shared_ptr<spdlog::logger> log, std::string 
     : log_(std::move(log)), what_(std::move(what)), burst_(burst), interval_(interval) {}
 
 RateLimitedLog::~RateLimitedLog() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   ReportSuppressed();
 }
 
 uint64_t RateLimitedLog::suppressed_total() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return suppressed_total_;
 }
 
 bool RateLimitedLog::Admit() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   const auto now = std::chrono::steady_clock::now();
   if (in_window_ == 0 || now - window_start_ >= interval_) {
     ReportSuppressed();

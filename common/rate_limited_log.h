@@ -18,6 +18,8 @@
 #include <fmt/format.h>
 #include <spdlog/logger.h>
 
+#include "common/mutex.h"
+
 namespace qrm {
 
 // `text` itself if at most `max_bytes` long, else its first max_bytes bytes and
@@ -45,17 +47,17 @@ class RateLimitedLog {
 
  private:
   bool Admit();
-  void ReportSuppressed();  // with mu_ held
+  void ReportSuppressed() QRM_REQUIRES(mu_);
 
   const std::shared_ptr<spdlog::logger> log_;
   const std::string what_;
   const int burst_;
   const std::chrono::milliseconds interval_;
-  mutable std::mutex mu_;
-  std::chrono::steady_clock::time_point window_start_{};
-  int in_window_ = 0;
-  uint64_t suppressed_ = 0;        // since the last report
-  uint64_t suppressed_total_ = 0;  // since construction
+  mutable Mutex mu_;
+  std::chrono::steady_clock::time_point window_start_ QRM_GUARDED_BY(mu_){};
+  int in_window_ QRM_GUARDED_BY(mu_) = 0;
+  uint64_t suppressed_ QRM_GUARDED_BY(mu_) = 0;        // since the last report
+  uint64_t suppressed_total_ QRM_GUARDED_BY(mu_) = 0;  // since construction
 };
 
 }  // namespace qrm

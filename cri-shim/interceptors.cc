@@ -235,7 +235,7 @@ Answer Interceptors::RecordCreate(const cri::CreateContainerRequest& request,
     const uint64_t has =
         ReapplyIfChanged(key, sent_fingerprint, "while its CreateContainer was in flight");
     {
-      std::lock_guard created_lock(created_mu_);
+      MutexLock created_lock(created_mu_);
       created_with_[c.id] = {has, request.pod_sandbox_id()};
     }
     clock.Lap(Phase::kRecord);
@@ -358,7 +358,7 @@ void Interceptors::ReleasePodIfGone(const std::string& pod_uid, const std::strin
 }
 
 std::optional<uint64_t> Interceptors::TakeCreatedWith(const std::string& container_id) {
-  std::lock_guard lock(created_mu_);
+  MutexLock lock(created_mu_);
   auto it = created_with_.find(container_id);
   if (it == created_with_.end()) return std::nullopt;
   const uint64_t sent = it->second.fingerprint;
@@ -369,13 +369,13 @@ std::optional<uint64_t> Interceptors::TakeCreatedWith(const std::string& contain
 void Interceptors::ForgetCreatedIn(const std::string& sandbox_id) {
   // Containers created but never started, then removed with their sandbox (no
   // RemoveContainer of their own): nothing will start them any more.
-  std::lock_guard lock(created_mu_);
+  MutexLock lock(created_mu_);
   std::erase_if(created_with_,
                 [&](const auto& entry) { return entry.second.sandbox_id == sandbox_id; });
 }
 
 size_t Interceptors::created_not_started() const {
-  std::lock_guard lock(created_mu_);
+  MutexLock lock(created_mu_);
   return created_with_.size();
 }
 

@@ -40,6 +40,7 @@
 #include <string>
 
 #include "common/log.h"
+#include "common/mutex.h"
 #include "common/pod_locks.h"
 #include "cri-shim/call_phases.h"
 #include "cri-shim/counters.h"
@@ -117,8 +118,8 @@ class Interceptors {
     uint64_t fingerprint = 0;
     std::string sandbox_id;  // a sandbox removed with its containers forgets them too
   };
-  mutable std::mutex created_mu_;
-  std::map<std::string, CreatedWith> created_with_;  // by container id
+  mutable Mutex created_mu_;
+  std::map<std::string, CreatedWith> created_with_ QRM_GUARDED_BY(created_mu_);  // by container id
 };
 
 }  // namespace qrm::shim

@@ -5,24 +5,24 @@
 namespace qrm::shim {
 
 void RuntimeIndex::AddSandbox(const std::string& id, PodInfo pod, bool ready) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   sandboxes_[id] = Sandbox{id, std::move(pod), ready};
 }
 
 std::optional<RuntimeIndex::Sandbox> RuntimeIndex::FindSandbox(const std::string& id) const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto it = sandboxes_.find(id);
   if (it == sandboxes_.end()) return std::nullopt;
   return it->second;
 }
 
 void RuntimeIndex::MarkSandboxNotReady(const std::string& id) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   if (auto it = sandboxes_.find(id); it != sandboxes_.end()) it->second.ready = false;
 }
 
 void RuntimeIndex::RemoveSandbox(const std::string& id) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   sandboxes_.erase(id);
   std::vector<std::string> inside;
   for (const auto& [cid, c] : containers_) {
@@ -33,7 +33,7 @@ void RuntimeIndex::RemoveSandbox(const std::string& id) {
 
 bool RuntimeIndex::HasOtherReadySandbox(const std::string& pod_uid,
                                         const std::string& except_sandbox_id) const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   for (const auto& [id, s] : sandboxes_) {
     if (id != except_sandbox_id && s.ready && s.pod.uid == pod_uid) return true;
   }
@@ -41,7 +41,7 @@ bool RuntimeIndex::HasOtherReadySandbox(const std::string& pod_uid,
 }
 
 std::set<std::string> RuntimeIndex::ReadyPodUids() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   std::set<std::string> uids;
   for (const auto& [id, s] : sandboxes_) {
     if (s.ready && !s.pod.uid.empty()) uids.insert(s.pod.uid);
@@ -50,12 +50,12 @@ std::set<std::string> RuntimeIndex::ReadyPodUids() const {
 }
 
 void RuntimeIndex::BeginCreate(const ContainerKey& key) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   ++creating_[key];
 }
 
 void RuntimeIndex::EndCreate(const ContainerKey& key, const Container* created) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   if (auto it = creating_.find(key); it != creating_.end() && --it->second <= 0) {
     creating_.erase(it);
   }
@@ -63,12 +63,12 @@ void RuntimeIndex::EndCreate(const ContainerKey& key, const Container* created) 
 }
 
 bool RuntimeIndex::InUse(const ContainerKey& key) const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return ids_by_key_.count(key) > 0 || creating_.count(key) > 0;
 }
 
 void RuntimeIndex::AddContainer(const Container& container) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   AddContainerLocked(container);
 }
 
@@ -79,14 +79,14 @@ void RuntimeIndex::AddContainerLocked(const Container& container) {
 }
 
 std::optional<RuntimeIndex::Container> RuntimeIndex::FindContainer(const std::string& id) const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto it = containers_.find(id);
   if (it == containers_.end()) return std::nullopt;
   return it->second;
 }
 
 std::optional<ContainerKey> RuntimeIndex::RemoveContainer(const std::string& id) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto it = containers_.find(id);
   if (it == containers_.end()) return std::nullopt;
   const ContainerKey key = it->second.key;
@@ -107,7 +107,7 @@ void RuntimeIndex::RemoveContainerLocked(const std::string& id) {
 }
 
 std::optional<std::string> RuntimeIndex::NewestContainerId(const ContainerKey& key) const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto it = ids_by_key_.find(key);
   if (it == ids_by_key_.end() || it->second.empty()) return std::nullopt;
   return it->second.back();
@@ -115,7 +115,7 @@ std::optional<std::string> RuntimeIndex::NewestContainerId(const ContainerKey& k
 
 void RuntimeIndex::Reset(const std::vector<Sandbox>& sandboxes,
                          const std::vector<Container>& containers) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   sandboxes_.clear();
   containers_.clear();
   ids_by_key_.clear();
@@ -127,12 +127,12 @@ void RuntimeIndex::Reset(const std::vector<Sandbox>& sandboxes,
 }
 
 size_t RuntimeIndex::sandbox_count() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return sandboxes_.size();
 }
 
 size_t RuntimeIndex::container_count() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return containers_.size();
 }
 

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "common/mutex.h"
 #include "cri-shim/pod_info.h"
 
 namespace qrm::shim {
@@ -78,14 +79,15 @@ class RuntimeIndex {
   size_t container_count() const;
 
  private:
-  void AddContainerLocked(const Container& container);
-  void RemoveContainerLocked(const std::string& id);
+  void AddContainerLocked(const Container& container) QRM_REQUIRES(mu_);
+  void RemoveContainerLocked(const std::string& id) QRM_REQUIRES(mu_);
 
-  mutable std::mutex mu_;
-  std::map<std::string, Sandbox> sandboxes_;                     // by sandbox id
-  std::map<std::string, Container> containers_;                  // by container id
-  std::map<ContainerKey, std::vector<std::string>> ids_by_key_;  // creation order
-  std::map<ContainerKey, int> creating_;                         // creates in flight
+  mutable Mutex mu_;
+  std::map<std::string, Sandbox> sandboxes_ QRM_GUARDED_BY(mu_);     // by sandbox id
+  std::map<std::string, Container> containers_ QRM_GUARDED_BY(mu_);  // by container id
+  std::map<ContainerKey, std::vector<std::string>> ids_by_key_
+      QRM_GUARDED_BY(mu_);                                    // creation order
+  std::map<ContainerKey, int> creating_ QRM_GUARDED_BY(mu_);  // creates in flight
 };
 
 }  // namespace qrm::shim

@@ -22,7 +22,7 @@ StreamCall::StreamCall(grpc::GenericCallbackServerContext* context, grpc::Generi
 
 void StreamCall::OnReadDone(bool ok) {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     if (upstream_closed_) return;  // the runtime already finished: drop it
     if (ok) {
       upstream_writing_ = true;
@@ -47,7 +47,7 @@ void StreamCall::OnReadDone(bool ok) {
 void StreamCall::OnClientWrite(bool ok) {
   bool read_more = false;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     upstream_writing_ = false;
     if (ok && !downstream_closed_) {
       read_more = true;
@@ -67,7 +67,7 @@ void StreamCall::OnClientWrite(bool ok) {
 void StreamCall::OnClientMetadata(bool ok) {
   bool write = false;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     // Copied before anything is sent to the kubelet: no message goes before this point.
     if (ok) CopyInitialMetadata(*client_context_, context_);
     metadata_ready_ = true;
@@ -81,7 +81,7 @@ void StreamCall::OnClientRead(bool ok) {
   bool write = false;
   bool abandon_upstream = false;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     if (ok) {
       write = metadata_ready_;
       message_waiting_ = !metadata_ready_;
@@ -111,7 +111,7 @@ void StreamCall::OnWriteDone(bool ok) {
   }
   // The kubelet is gone: cancel the runtime's side; its OnDone finishes ours.
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     downstream_closed_ = true;
   }
   client_context_->TryCancel();

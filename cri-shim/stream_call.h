@@ -22,6 +22,7 @@
 #include <grpcpp/generic/async_generic_service.h>
 #include <grpcpp/generic/generic_stub.h>
 
+#include "common/mutex.h"
 #include "cri-shim/counters.h"
 
 namespace qrm::shim {
@@ -67,13 +68,17 @@ class StreamCall final : public grpc::ServerGenericBidiReactor {
   grpc::ByteBuffer upstream_;    // kubelet -> runtime, one message in flight
   grpc::ByteBuffer downstream_;  // runtime -> kubelet, one message in flight
 
-  std::mutex mu_;
-  bool upstream_writing_ = false;   // a client write is in flight
-  bool upstream_closed_ = false;    // no more client writes; the write hold is released
-  bool downstream_closed_ = false;  // no more client reads; the read hold is released
-  bool metadata_ready_ = false;     // the runtime's initial metadata is known (or never will be)
-  bool message_waiting_ = false;    // downstream_ holds a message waiting for metadata_ready_
-  std::atomic<int> refs_{2};        // the server side's OnDone and the client side's OnDone
+  Mutex mu_;
+  bool upstream_writing_ QRM_GUARDED_BY(mu_) = false;  // a client write is in flight
+  bool upstream_closed_ QRM_GUARDED_BY(mu_) =
+      false;  // no more client writes; the write hold is released
+  bool downstream_closed_ QRM_GUARDED_BY(mu_) =
+      false;  // no more client reads; the read hold is released
+  bool metadata_ready_ QRM_GUARDED_BY(mu_) =
+      false;  // the runtime's initial metadata is known (or never will be)
+  bool message_waiting_ QRM_GUARDED_BY(mu_) =
+      false;                  // downstream_ holds a message waiting for metadata_ready_
+  std::atomic<int> refs_{2};  // the server side's OnDone and the client side's OnDone
 };
 
 }  // namespace qrm::shim

@@ -10,7 +10,8 @@
 // Needs root (containerd). Flags: --only ID (repeatable: P3, P3_Version, P3_ListContainers,
 // P4), --iterations N (timed Version pairs, default 3000; ListContainers gets N/5),
 // --warmup N (untimed pairs, default 200), --containers N (default 50), --pod-rounds N
-// (timed pods per path, default 60; 0 skips P4).
+// (timed pods per path in each P4 run, default 60; 0 skips P4), --pod-runs N (consecutive P4
+// runs, each printed, default 5).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -41,6 +42,7 @@ struct Config {
   int warmup = 200;
   int containers = 50;
   int pod_rounds = 60;
+  int pod_runs = 5;
   std::vector<std::string> only;
 
   // Whether figure `id` was asked for (no --only: all), with scripts/bench's family rules:
@@ -69,6 +71,8 @@ Config ParseFlags(int argc, char** argv) {
       config.containers = std::atoi(value);
     } else if (flag == "--pod-rounds") {
       config.pod_rounds = std::atoi(value);
+    } else if (flag == "--pod-runs") {
+      config.pod_runs = std::max(1, std::atoi(value));
     } else {
       std::fprintf(stderr, "passthrough_bench: unknown flag %s\n", flag.c_str());
       std::exit(2);
@@ -181,6 +185,7 @@ int main(int argc, char** argv) {
   if (config.pod_rounds > 0 && config.Wants("P4")) {
     qrm::bench::PodStartConfig pod_config;
     pod_config.pods = config.pod_rounds;
+    pod_config.runs = config.pod_runs;
     if (!qrm::bench::ComparePodStart(pod_config, dir, host, direct, through)) return 1;
   }
 

@@ -15,7 +15,8 @@ namespace qrm::bench {
 
 struct PodStartConfig {
   int warmup = 2;  // pods per path before timing
-  int pods = 20;   // timed pods per path
+  int pods = 20;   // timed pods per path, in each run
+  int runs = 5;    // consecutive runs, each printed (P4_run<i>)
 };
 
 // Starts the three plugins (children of this process, state under `dir`), waits for them to

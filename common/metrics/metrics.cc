@@ -106,14 +106,14 @@ Registry::Family& Registry::FamilyFor(const std::string& name, const std::string
 
 Counter& Registry::GetCounter(const std::string& name, const std::string& help,
                               const Labels& labels) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto& slot = FamilyFor(name, help, Type::kCounter).counters[labels];
   if (!slot) slot = std::make_unique<Counter>();
   return *slot;
 }
 
 Gauge& Registry::GetGauge(const std::string& name, const std::string& help, const Labels& labels) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto& slot = FamilyFor(name, help, Type::kGauge).gauges[labels];
   if (!slot) slot = std::make_unique<Gauge>();
   return *slot;
@@ -121,14 +121,14 @@ Gauge& Registry::GetGauge(const std::string& name, const std::string& help, cons
 
 Histogram& Registry::GetHistogram(const std::string& name, const std::string& help,
                                   const Labels& labels, const std::vector<double>& bounds) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto& slot = FamilyFor(name, help, Type::kHistogram).histograms[labels];
   if (!slot) slot = std::make_unique<Histogram>(bounds);
   return *slot;
 }
 
 std::string Registry::Exposition() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   std::string out;
   for (const auto& [name, family] : families_) {
     const char* type = family.type == Type::kCounter ? "counter"
@@ -158,7 +158,7 @@ std::string Registry::Exposition() const {
 }
 
 void Registry::AddCollector(std::function<void(std::string& out)> collector) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   collectors_.push_back(std::move(collector));
 }
 

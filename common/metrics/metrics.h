@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "common/mutex.h"
+
 namespace qrm::metrics {
 
 using Labels = std::map<std::string, std::string>;
@@ -98,11 +100,11 @@ class Registry {
     std::map<Labels, std::unique_ptr<Gauge>> gauges;
     std::map<Labels, std::unique_ptr<Histogram>> histograms;
   };
-  Family& FamilyFor(const std::string& name, const std::string& help, Type type);
+  Family& FamilyFor(const std::string& name, const std::string& help, Type type) QRM_REQUIRES(mu_);
 
-  mutable std::mutex mu_;
-  std::map<std::string, Family> families_;
-  std::vector<std::function<void(std::string&)>> collectors_;
+  mutable Mutex mu_;
+  std::map<std::string, Family> families_ QRM_GUARDED_BY(mu_);
+  std::vector<std::function<void(std::string&)>> collectors_ QRM_GUARDED_BY(mu_);
 };
 
 // The process-wide registry the host's and plugins' components report to.

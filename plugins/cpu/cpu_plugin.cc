@@ -59,8 +59,8 @@ Status CpuPlugin::OpenLedger() {
   options.reset_state = config_.reset_state;
   options.snapshot_write = config_.write_options;
   options.journal_write = config_.journal_options;
-  options.pools = [this] { return state_.pools; };  // snapshots run with mu_ held
-  std::lock_guard lock(mu_);
+  options.pools = [this]() QRM_REQUIRES(mu_) { return state_.pools; };  // snapshots hold mu_
+  MutexLock lock(mu_);
   CpuState state;
   QRM_ASSIGN_OR_RETURN(ledger_, CpuLedger::Open(options, layout_, reserved_, &state));
   // Without the flag: the ledger's setting, or auto (CpuState's default) on a first start.
@@ -75,7 +75,7 @@ Status CpuPlugin::OpenLedger() {
 }
 
 Status CpuPlugin::WriteSnapshot() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return ledger_->WriteSnapshot();
 }
 
@@ -142,7 +142,7 @@ StatusOr<pb::ResourceHintsResponse> CpuPlugin::GetTopologyHints(const pb::Resour
   if (!parsed->qos.dedicated()) return resp;
 
   auto& list = (*resp.mutable_resource_hints())[kResourceName];
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   // Asked again for a container we already serve: where it is, so that the affinity the host
   // picks agrees with what Allocate will answer.
   if (const ContainerAllocation* held = state_.Find(req.pod_uid(), req.container_name())) {
@@ -165,7 +165,7 @@ StatusOr<pb::ResourceAllocationResponse> CpuPlugin::Allocate(const pb::ResourceR
 
   std::string summary;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     // Idempotent: the host may replay Allocate for a container we serve (after its own
     // restart, or a rollback whose RemovePod failed). Same answer, nothing taken twice.
     if (const ContainerAllocation* held = state_.Find(req.pod_uid(), req.container_name())) {
@@ -207,11 +207,11 @@ StatusOr<pb::ResourceAllocationResponse> CpuPlugin::Allocate(const pb::ResourceR
     const auto pod = emplaced.first;
     const bool new_pod = emplaced.second;
     pod->second[req.container_name()] = std::move(c);
-    const auto persist = [&] {
+    const auto persist = [&]() QRM_REQUIRES(mu_) {
       return ledger_->Put(req.pod_uid(), req.container_name(),
                           *state_.Find(req.pod_uid(), req.container_name()));
     };
-    Status s = CommitOrUndo(persist, [&] {
+    Status s = CommitOrUndo(persist, [&]() QRM_REQUIRES(mu_) {
       if (new_pod) {
         state_.pods.erase(pod);
       } else {
@@ -233,13 +233,13 @@ StatusOr<pb::ResourceAllocationResponse> CpuPlugin::Allocate(const pb::ResourceR
 Status CpuPlugin::RemovePod(const std::string& pod_uid) {
   std::string summary;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     // Unknown pods succeed: the host removes every pod from every plugin, and retries.
     auto it = state_.pods.find(pod_uid);
     if (it == state_.pods.end()) return Status::Ok();
     auto removed = state_.pods.extract(it);
-    Status s = CommitOrUndo([&] { return ledger_->RemovePod(pod_uid); },
-                            [&] { state_.pods.insert(std::move(removed)); });
+    Status s = CommitOrUndo([&]() QRM_REQUIRES(mu_) { return ledger_->RemovePod(pod_uid); },
+                            [&]() QRM_REQUIRES(mu_) { state_.pods.insert(std::move(removed)); });
     if (!s.ok()) return s.WithContext(fmt::format("pod={}: releasing its CPUs", pod_uid));
     summary =
         fmt::format("pools shared {} reclaimed {} dedicated {}", state_.pools.shared.ToString(),
@@ -251,7 +251,7 @@ Status CpuPlugin::RemovePod(const std::string& pod_uid) {
 
 StatusOr<pb::GetResourcesAllocationResponse> CpuPlugin::GetResourcesAllocation() {
   pb::GetResourcesAllocationResponse resp;
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   for (const auto& [uid, containers] : state_.pods) {
     auto& by_name = *(*resp.mutable_pod_resources())[uid].mutable_container_resources();
     for (const auto& [name, c] : containers) {
@@ -263,7 +263,7 @@ StatusOr<pb::GetResourcesAllocationResponse> CpuPlugin::GetResourcesAllocation()
 
 StatusOr<pb::GetTopologyAwareResourcesResponse> CpuPlugin::GetTopologyAwareResources(
     const pb::GetTopologyAwareResourcesRequest& req) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   const ContainerAllocation* c = state_.Find(req.pod_uid(), req.container_name());
   if (c == nullptr) {
     return NotFoundError(fmt::format("pod_uid \"{}\" container_name \"{}\": holds no CPUs",
@@ -295,7 +295,7 @@ CpuPlugin::GetTopologyAwareAllocatableResources() {
   // The reclaimed pool as it is now, per node, so tools can draw the pools (qrmctl topology).
   CpuSet reclaimed;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     reclaimed = state_.pools.reclaimed;
   }
   for (auto& q : *r.mutable_topology_aware_allocatable_quantity_list()) {
@@ -334,14 +334,15 @@ StatusOr<int> CpuPlugin::ReclaimedSizeFor(const PoolSizes& sizes, const CpuState
 Status CpuPlugin::ResizePools(const PoolSizes& sizes) {
   std::string summary;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     StatusOr<int> size = ReclaimedSizeFor(sizes, state_);
     if (!size.ok()) return size.status();
     if (*size == state_.reclaimed_size) return Status::Ok();
     const int old_size = state_.reclaimed_size;
     state_.reclaimed_size = *size;
-    QRM_RETURN_IF_ERROR(CommitOrUndo([&] { return ledger_->SetReclaimedSize(*size); },
-                                     [&] { state_.reclaimed_size = old_size; }));
+    QRM_RETURN_IF_ERROR(
+        CommitOrUndo([&]() QRM_REQUIRES(mu_) { return ledger_->SetReclaimedSize(*size); },
+                     [&]() QRM_REQUIRES(mu_) { state_.reclaimed_size = old_size; }));
     summary = fmt::format("reclaimed size {} -> {}: reclaimed {}, shared {} ({} containers)",
                           ReclaimedSizeText(old_size), ReclaimedSizeText(*size),
                           state_.pools.reclaimed.ToString(), state_.pools.shared.ToString(),
@@ -360,17 +361,17 @@ Status CpuPlugin::ReloadPoolControlFile() {
 }
 
 CpuPools CpuPlugin::pools() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return state_.pools;
 }
 
 int CpuPlugin::reclaimed_size() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return state_.reclaimed_size;
 }
 
 CpuState CpuPlugin::state() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return state_;
 }
 

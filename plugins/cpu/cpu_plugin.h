@@ -21,6 +21,7 @@
 #include <string>
 
 #include "common/cpu_set.h"
+#include "common/mutex.h"
 #include "machine/topology.h"
 #include "plugins/cpu/cpu_layout.h"
 #include "plugins/cpu/cpu_ledger.h"
@@ -99,9 +100,9 @@ class CpuPlugin final : public sdk::ResourcePlugin {
   const CpuPluginConfig config_;
   const std::string pool_control_path_;
 
-  mutable std::mutex mu_;  // guards state_ and ledger_
-  CpuState state_;
-  std::unique_ptr<CpuLedger> ledger_;
+  mutable Mutex mu_;
+  CpuState state_ QRM_GUARDED_BY(mu_);
+  std::unique_ptr<CpuLedger> ledger_ QRM_GUARDED_BY(mu_);
 };
 
 }  // namespace qrm::cpu

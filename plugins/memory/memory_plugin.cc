@@ -96,7 +96,7 @@ StatusOr<std::unique_ptr<MemoryPlugin>> MemoryPlugin::Create(
 
   std::unique_ptr<MemoryPlugin> plugin(
       new MemoryPlugin(std::move(config), MemoryState(std::move(nodes)), max_request));
-  std::lock_guard lock(plugin->mu_);
+  MutexLock lock(plugin->mu_);
   MemoryLedgerOptions ledger;
   ledger.path = plugin->config_.StatePath();
   ledger.reset_state = plugin->config_.reset_state;
@@ -110,7 +110,10 @@ StatusOr<std::unique_ptr<MemoryPlugin>> MemoryPlugin::Create(
 }
 
 MemoryPlugin::MemoryPlugin(MemoryPluginConfig config, MemoryState state, uint64_t max_request_bytes)
-    : config_(std::move(config)), max_request_bytes_(max_request_bytes), state_(std::move(state)) {}
+    : config_(std::move(config)),
+      max_request_bytes_(max_request_bytes),
+      nodes_(state.nodes()),
+      state_(std::move(state)) {}
 
 pb::ResourcePluginOptions MemoryPlugin::Options() const {
   pb::ResourcePluginOptions options;
@@ -123,7 +126,7 @@ pb::ResourcePluginOptions MemoryPlugin::Options() const {
 }
 
 MemoryState MemoryPlugin::Snapshot() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return state_;
 }
 
@@ -165,7 +168,7 @@ StatusOr<pb::ResourceHintsResponse> MemoryPlugin::GetTopologyHints(const pb::Res
   // satisfied"), answered without waiting for the lock that durable writes hold.
   if (!qos->numa_bound()) return resp;
 
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   // Asked again for a container we already serve: where it is, so the host's affinity agrees
   // with what Allocate returns.
   if (const ContainerMemory* held = state_.Find(req.pod_uid(), req.container_name())) {
@@ -200,7 +203,7 @@ StatusOr<pb::ResourceAllocationResponse> MemoryPlugin::Allocate(const pb::Resour
   sdk::EchoIdentity(req, kResourceName, &resp);
   auto& allocations = *resp.mutable_allocation_result()->mutable_resource_allocation();
 
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   // Idempotent: the host may replay Allocate (rollback of another plugin, its own restart).
   if (const ContainerMemory* held = state_.Find(req.pod_uid(), req.container_name())) {
     allocations[kResourceName] = AllocationInfo(*held);
@@ -250,7 +253,7 @@ StatusOr<pb::ResourceAllocationResponse> MemoryPlugin::Allocate(const pb::Resour
 }
 
 Status MemoryPlugin::RemovePod(const std::string& pod_uid) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   std::optional<PodMemory> removed = state_.RemovePod(pod_uid);
   // Unknown pods succeed: the host removes every pod from every plugin, and retries.
   if (!removed) return Status::Ok();
@@ -267,7 +270,7 @@ Status MemoryPlugin::RemovePod(const std::string& pod_uid) {
 
 StatusOr<pb::GetResourcesAllocationResponse> MemoryPlugin::GetResourcesAllocation() {
   pb::GetResourcesAllocationResponse resp;
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   for (const auto& [uid, pod] : state_.pods()) {
     auto& containers = *(*resp.mutable_pod_resources())[uid].mutable_container_resources();
     for (const auto& [name, memory] : pod.containers) {
@@ -279,7 +282,7 @@ StatusOr<pb::GetResourcesAllocationResponse> MemoryPlugin::GetResourcesAllocatio
 
 StatusOr<pb::GetTopologyAwareResourcesResponse> MemoryPlugin::GetTopologyAwareResources(
     const pb::GetTopologyAwareResourcesRequest& req) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   const ContainerMemory* memory = state_.Find(req.pod_uid(), req.container_name());
   if (memory == nullptr) {
     return NotFoundError(fmt::format("pod uid \"{}\" container \"{}\": holds no memory",
@@ -313,7 +316,7 @@ MemoryPlugin::GetTopologyAwareAllocatableResources() {
   // Both are fixed for the plugin's life: capacity is what the nodes have, allocatable what
   // is left after the system reservation.
   uint64_t allocatable = 0, capacity = 0;
-  for (const NodeMemory& node : state_.nodes()) {
+  for (const NodeMemory& node : nodes_) {
     *r.add_topology_aware_allocatable_quantity_list() = PerNode(node.id, node.allocatable_bytes());
     *r.add_topology_aware_capacity_quantity_list() = PerNode(node.id, node.total_bytes);
     allocatable += node.allocatable_bytes();
@@ -325,7 +328,7 @@ MemoryPlugin::GetTopologyAwareAllocatableResources() {
 }
 
 Status MemoryPlugin::WriteSnapshot() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return ledger_->WriteSnapshot();
 }
 

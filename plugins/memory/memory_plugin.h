@@ -19,6 +19,7 @@
 #include <string>
 
 #include "checkpoint/state_file.h"
+#include "common/mutex.h"
 #include "machine/topology.h"
 #include "plugins/memory/memory_config.h"
 #include "plugins/memory/memory_ledger.h"
@@ -72,14 +73,16 @@ class MemoryPlugin final : public sdk::ResourcePlugin {
   // The nodes a NUMA-bound container is placed on: the hint's, or without a hint our own
   // best one. Called with mu_ held.
   StatusOr<NumaMask> ChooseNodes(const pb::ResourceRequest& req, const ContainerMemory& memory,
-                                 bool* preferred) const;
+                                 bool* preferred) const QRM_REQUIRES(mu_);
 
   const MemoryPluginConfig config_;
   // Above this a request is nonsense, not a big pod: the machine's memory times 1024.
   const uint64_t max_request_bytes_;
-  mutable std::mutex mu_;
-  MemoryState state_;
-  std::unique_ptr<MemoryLedger> ledger_;  // what state_ holds, on disk; written under mu_
+  // The NUMA nodes, totals and reservations: fixed for the plugin's life, read without mu_.
+  const std::vector<NodeMemory> nodes_;
+  mutable Mutex mu_;
+  MemoryState state_ QRM_GUARDED_BY(mu_);
+  std::unique_ptr<MemoryLedger> ledger_ QRM_GUARDED_BY(mu_);  // what state_ holds, on disk
   checkpoint::StateFileLoad state_file_;
 };
 

@@ -89,7 +89,7 @@ StatusOr<std::unique_ptr<NicPlugin>> NicPlugin::Create(NicPluginConfig config,
 
   std::unique_ptr<NicPlugin> plugin(
       new NicPlugin(std::move(config), NicState(std::move(nics)), machine.NodeMask()));
-  std::lock_guard lock(plugin->mu_);
+  MutexLock lock(plugin->mu_);
   NicLedgerOptions ledger;
   ledger.path = plugin->config_.StatePath();
   ledger.reset_state = plugin->config_.reset_state;
@@ -102,7 +102,10 @@ StatusOr<std::unique_ptr<NicPlugin>> NicPlugin::Create(NicPluginConfig config,
 }
 
 NicPlugin::NicPlugin(NicPluginConfig config, NicState state, NumaMask machine_nodes)
-    : config_(std::move(config)), machine_nodes_(machine_nodes), state_(std::move(state)) {}
+    : config_(std::move(config)),
+      machine_nodes_(machine_nodes),
+      nics_(state.nics()),
+      state_(std::move(state)) {}
 
 pb::ResourcePluginOptions NicPlugin::Options() const {
   pb::ResourcePluginOptions options;
@@ -115,7 +118,7 @@ pb::ResourcePluginOptions NicPlugin::Options() const {
 }
 
 NicState NicPlugin::Snapshot() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return state_;
 }
 
@@ -160,7 +163,7 @@ StatusOr<pb::ResourceHintsResponse> NicPlugin::GetTopologyHints(const pb::Resour
   sdk::EchoIdentity(req, config_.resource_name, &resp);
   if (!need->wanted) return resp;  // no preference; the common case, answered without a lock
 
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   if (const NicAssignment* held = state_.FindAssignment(req.pod_uid(), req.container_name())) {
     if (held->numa_node >= 0) {
       *(*resp.mutable_resource_hints())[config_.resource_name].add_hints() =
@@ -189,7 +192,7 @@ StatusOr<pb::ResourceAllocationResponse> NicPlugin::Allocate(const pb::ResourceR
   if (!hint.ok()) return hint.status().WithContext(fmt::format("{}", ref));
   auto& allocations = *resp.mutable_allocation_result()->mutable_resource_allocation();
 
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   if (const NicAssignment* held = state_.FindAssignment(req.pod_uid(), req.container_name())) {
     allocations[config_.resource_name] = AllocationInfo(*held);
     return resp;
@@ -236,7 +239,7 @@ StatusOr<pb::ResourceAllocationResponse> NicPlugin::Allocate(const pb::ResourceR
 }
 
 Status NicPlugin::RemovePod(const std::string& pod_uid) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   std::optional<PodNics> removed = state_.RemovePod(pod_uid);
   if (!removed) return Status::Ok();  // unknown pods succeed: the host retries removals
   if (Status saved = ledger_->RemovePod(pod_uid); !saved.ok()) {
@@ -251,7 +254,7 @@ Status NicPlugin::RemovePod(const std::string& pod_uid) {
 
 StatusOr<pb::GetResourcesAllocationResponse> NicPlugin::GetResourcesAllocation() {
   pb::GetResourcesAllocationResponse resp;
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   for (const auto& [uid, pod] : state_.pods()) {
     auto& containers = *(*resp.mutable_pod_resources())[uid].mutable_container_resources();
     for (const auto& [name, a] : pod.containers) {
@@ -263,7 +266,7 @@ StatusOr<pb::GetResourcesAllocationResponse> NicPlugin::GetResourcesAllocation()
 
 StatusOr<pb::GetTopologyAwareResourcesResponse> NicPlugin::GetTopologyAwareResources(
     const pb::GetTopologyAwareResourcesRequest& req) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   const NicAssignment* a = state_.FindAssignment(req.pod_uid(), req.container_name());
   if (a == nullptr) {
     return NotFoundError(fmt::format("pod uid \"{}\" container \"{}\": holds no NIC", req.pod_uid(),
@@ -305,14 +308,12 @@ StatusOr<pb::GetTopologyAwareAllocatableResourcesResponse>
 NicPlugin::GetTopologyAwareAllocatableResources() {
   pb::GetTopologyAwareAllocatableResourcesResponse resp;
   auto& resources = *resp.mutable_allocatable_resources();
-  // The NIC set and capacities are fixed for the plugin's life: no lock needed beyond the
-  // state's immutable NIC list.
   pb::AllocatableTopologyAwareResource& devices = resources[config_.resource_name];
-  devices.set_aggregated_allocatable_quantity(static_cast<double>(state_.nics().size()));
-  devices.set_aggregated_capacity_quantity(static_cast<double>(state_.nics().size()));
+  devices.set_aggregated_allocatable_quantity(static_cast<double>(nics_.size()));
+  devices.set_aggregated_capacity_quantity(static_cast<double>(nics_.size()));
   std::map<int, std::pair<int64_t, int64_t>> bandwidth;  // node -> (allocatable, capacity)
   int64_t allocatable_mbps = 0, capacity_mbps = 0;
-  for (const Nic& nic : state_.nics()) {
+  for (const Nic& nic : nics_) {
     allocatable_mbps += nic.capacity_mbps;
     capacity_mbps += nic.speed_mbps;
     if (nic.numa_node < 0) continue;
@@ -342,7 +343,7 @@ NicPlugin::GetTopologyAwareAllocatableResources() {
 }
 
 Status NicPlugin::WriteSnapshot() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return ledger_->WriteSnapshot();
 }
 

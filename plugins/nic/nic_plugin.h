@@ -26,6 +26,7 @@
 #include <string>
 
 #include "checkpoint/state_file.h"
+#include "common/mutex.h"
 #include "machine/topology.h"
 #include "plugins/nic/nic_config.h"
 #include "plugins/nic/nic_ledger.h"
@@ -81,13 +82,15 @@ class NicPlugin final : public sdk::ResourcePlugin {
 
   // kInvalidArgument naming the key and value for a bad quantity or QoS annotation.
   StatusOr<Need> NeedOf(const pb::ResourceRequest& req) const;
-  pb::ResourceAllocationInfo AllocationInfo(const NicAssignment& a) const;
+  pb::ResourceAllocationInfo AllocationInfo(const NicAssignment& a) const QRM_REQUIRES(mu_);
 
   const NicPluginConfig config_;
   const NumaMask machine_nodes_;
-  mutable std::mutex mu_;
-  NicState state_;
-  std::unique_ptr<NicLedger> ledger_;  // what state_ holds, on disk; written under mu_
+  // The NICs served and their capacities: fixed for the plugin's life, read without mu_.
+  const std::vector<Nic> nics_;
+  mutable Mutex mu_;
+  NicState state_ QRM_GUARDED_BY(mu_);
+  std::unique_ptr<NicLedger> ledger_ QRM_GUARDED_BY(mu_);  // what state_ holds, on disk
   checkpoint::StateFileLoad state_file_;
 };
 

@@ -20,6 +20,7 @@
 #include "common/grpc/peer_checked_listener.h"
 #include "common/grpc_status.h"
 #include "common/log.h"
+#include "common/mutex.h"
 #include "common/rate_limited_log.h"
 #include "common/unix_socket.h"
 #include "plugins/sdk/grpc_services.h"
@@ -136,7 +137,7 @@ class PluginServer::Impl {
       server->Shutdown();
       return s;
     }
-    std::lock_guard lock(server_mu_);
+    MutexLock lock(server_mu_);
     server_ = std::move(server);
     listener_ = std::move(listener);
     socket_dev_ = st.st_dev;
@@ -149,7 +150,7 @@ class PluginServer::Impl {
     std::unique_ptr<grpc::Server> server;
     std::unique_ptr<PeerCheckedListener> listener;
     {
-      std::lock_guard lock(server_mu_);
+      MutexLock lock(server_mu_);
       server = std::move(server_);
       listener = std::move(listener_);
     }
@@ -161,7 +162,7 @@ class PluginServer::Impl {
   }
 
   bool serving() const {
-    std::lock_guard lock(server_mu_);
+    MutexLock lock(server_mu_);
     return server_ != nullptr;
   }
 
@@ -284,9 +285,9 @@ class PluginServer::Impl {
   internal::WatcherRegistrationService watcher_service_;
   std::shared_ptr<spdlog::logger> log_;
 
-  mutable std::mutex server_mu_;
-  std::unique_ptr<grpc::Server> server_;
-  std::unique_ptr<PeerCheckedListener> listener_;
+  mutable Mutex server_mu_;
+  std::unique_ptr<grpc::Server> server_ QRM_GUARDED_BY(server_mu_);
+  std::unique_ptr<PeerCheckedListener> listener_ QRM_GUARDED_BY(server_mu_);
   dev_t socket_dev_ = 0;  // of the socket we bound (watch thread and Start only)
   ino_t socket_ino_ = 0;
   RateLimitedLog blocked_{Logger("sdk"), "lines about the blocked socket path", 1,

@@ -69,7 +69,7 @@ Status Confinement::Apply(const std::string& pod_uid, const std::string& contain
         pod_uid, container, online_->ToString()));
   }
   update->resources.set_cpuset_cpus(allowed->ToString());
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   last_[{pod_uid, container}] = allowed->ToString();
   return Status::Ok();
 }
@@ -77,7 +77,7 @@ Status Confinement::Apply(const std::string& pod_uid, const std::string& contain
 void Confinement::Refresh(const PodResources& pods,
                           std::map<std::pair<std::string, std::string>, ContainerUpdate>& updates,
                           std::map<std::pair<std::string, std::string>, bool>& pending) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   std::map<std::pair<std::string, std::string>, std::string> now;
   for (const auto& [uid, pod] : pods) {
     if (!pod) continue;

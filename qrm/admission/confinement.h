@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "common/cpu_set.h"
+#include "common/mutex.h"
 #include "common/status.h"
 #include "qos/qos_requirement.h"
 #include "qrm/apply/container_update.h"
@@ -58,8 +59,9 @@ class Confinement {
 
   const std::optional<CpuSet> online_;
   const qos::RoleTable& roles_;
-  std::mutex mu_;
-  std::map<std::pair<std::string, std::string>, std::string> last_;  // cpuset last handed out
+  Mutex mu_;
+  std::map<std::pair<std::string, std::string>, std::string> last_
+      QRM_GUARDED_BY(mu_);  // cpuset last handed out
 };
 
 }  // namespace qrm::host

@@ -8,7 +8,7 @@ namespace qrm::host {
 
 void SkippedStatus::ReplayFailed(const Key& key, const Status& status) {
   if (IsPluginOutage(status)) return;
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto [it, inserted] = refused_.try_emplace(key, status.message());
   if (!inserted) return;  // said once; still retried each tick
   const auto& [uid, container, resource] = key;
@@ -22,7 +22,7 @@ void SkippedStatus::ReplayFailed(const Key& key, const Status& status) {
 }
 
 void SkippedStatus::Allocated(const Key& key) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   if (refused_.erase(key) == 0) return;
   const auto& [uid, container, resource] = key;
   Logger("admission")
@@ -31,13 +31,13 @@ void SkippedStatus::Allocated(const Key& key) {
 }
 
 void SkippedStatus::ForgetPod(const std::string& pod_uid) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   std::erase_if(refused_, [&](const auto& e) { return std::get<0>(e.first) == pod_uid; });
   Publish();
 }
 
 std::string SkippedStatus::Refusal(const Key& key) const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto it = refused_.find(key);
   return it == refused_.end() ? std::string() : it->second;
 }

@@ -14,6 +14,7 @@
 #include <string>
 #include <tuple>
 
+#include "common/mutex.h"
 #include "common/status.h"
 
 namespace qrm::host {
@@ -33,10 +34,10 @@ class SkippedStatus {
   std::string Refusal(const Key& key) const;
 
  private:
-  void Publish();  // the gauge; mu_ held
+  void Publish() QRM_REQUIRES(mu_);  // the gauge
 
-  mutable std::mutex mu_;
-  std::map<Key, std::string> refused_;
+  mutable Mutex mu_;
+  std::map<Key, std::string> refused_ QRM_GUARDED_BY(mu_);
 };
 
 }  // namespace qrm::host

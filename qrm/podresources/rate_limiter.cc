@@ -9,7 +9,7 @@ TokenBucket::TokenBucket(double qps, int burst)
 
 bool TokenBucket::TryAcquire(Clock::time_point now) {
   if (qps_ <= 0) return true;
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   if (started_ && now > last_) {
     const double elapsed = std::chrono::duration<double>(now - last_).count();
     tokens_ = std::min(burst_, tokens_ + elapsed * qps_);

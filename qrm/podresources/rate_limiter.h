@@ -5,6 +5,8 @@
 #include <chrono>
 #include <mutex>
 
+#include "common/mutex.h"
+
 namespace qrm::host {
 
 class TokenBucket {
@@ -21,10 +23,10 @@ class TokenBucket {
  private:
   const double qps_;
   const double burst_;
-  std::mutex mu_;
-  double tokens_;
-  Clock::time_point last_;
-  bool started_ = false;
+  Mutex mu_;
+  double tokens_ QRM_GUARDED_BY(mu_);
+  Clock::time_point last_ QRM_GUARDED_BY(mu_);
+  bool started_ QRM_GUARDED_BY(mu_) = false;
 };
 
 }  // namespace qrm::host

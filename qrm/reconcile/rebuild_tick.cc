@@ -60,7 +60,7 @@ void Reconciler::Rebuild(const PodResources& before, const std::vector<Polled>& 
 std::vector<LostAllocation> Reconciler::LostToReplay(
     const PodResources& before, const std::vector<PluginReport>& reports,
     const std::map<std::string, std::shared_ptr<PluginEndpoint>>& by_resource) {
-  std::lock_guard queued(queued_mu_);
+  MutexLock queued(queued_mu_);
   std::vector<LostAllocation> out;
   for (LostAllocation& l : FindLost(before, reports)) {
     const bool retry = replay_retry_.erase({l.pod_uid, l.container, l.resource}) > 0;
@@ -138,7 +138,7 @@ void Reconciler::ReplayLost(
       log->error("pod={} container={}: replaying {} failed, retrying next tick: {}", l.pod_uid,
                  l.container, l.resource, answer.status().message());
       if (!l.skipped) {
-        std::lock_guard queued(queued_mu_);
+        MutexLock queued(queued_mu_);
         replay_retry_.insert({l.pod_uid, l.container, l.resource});
       }
       continue;

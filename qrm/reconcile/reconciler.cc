@@ -150,11 +150,11 @@ void RecordTick(const ReconcileStats& stats, double seconds) {
 }  // namespace
 
 StatusOr<ReconcileStats> Reconciler::RunOnce() {
-  std::lock_guard tick(mu_);
+  MutexLock tick(mu_);
   metrics::Stopwatch watch;
   ReconcileStats stats;
   {
-    std::lock_guard queued(queued_mu_);
+    MutexLock queued(queued_mu_);
     for (const auto& key : queued_apply_) pending_apply_[key] = false;
     queued_apply_.clear();
   }
@@ -234,7 +234,7 @@ void Reconciler::ApplyPending(ReconcileStats& stats) {
 }
 
 void Reconciler::QueueReapply(const PodResources& pods) {
-  std::lock_guard tick(mu_);
+  MutexLock tick(mu_);
   for (const auto& [uid, pod] : pods) {
     for (const auto& [name, container] : pod->containers)
       pending_apply_.emplace(std::pair{uid, name}, true);
@@ -268,14 +268,14 @@ void Reconciler::ForgetGonePods(const std::set<std::string>& live) {
   };
   std::erase_if(answered_empty_, gone);
   std::erase_if(pending_apply_, [&](const auto& entry) { return gone(entry.first); });
-  std::lock_guard queued(queued_mu_);
+  MutexLock queued(queued_mu_);
   std::erase_if(replay_retry_, gone);
   std::erase_if(queued_apply_, gone);
 }
 
 size_t Reconciler::RememberedEntries() {
-  std::lock_guard tick(mu_);
-  std::lock_guard queued(queued_mu_);
+  MutexLock tick(mu_);
+  MutexLock queued(queued_mu_);
   return answered_empty_.size() + pending_apply_.size() + replay_retry_.size() +
          queued_apply_.size();
 }

@@ -75,6 +75,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/thread_pool.hpp>
 
+#include "common/mutex.h"
 #include "qrm/admission/admission.h"
 #include "qrm/reconcile/rebuild.h"
 #include "qrm/reconcile/release_claims.h"
@@ -142,21 +143,21 @@ class Reconciler {
   // Step 2, for need_reconcile plugins.
   static void DiffReconciling(const PodResources& before, const std::vector<Polled>& polled,
                               std::vector<StateStore::ResourceChange>& changes, Touched& touched);
-  void CollectGarbage(const PodResources& before, ReconcileStats& stats);
+  void CollectGarbage(const PodResources& before, ReconcileStats& stats) QRM_REQUIRES(mu_);
   // Persists the validated changes; the changed containers become pending applies (also
   // those of pods whose write succeeded when another pod's failed).
   Status PersistChanges(
       const std::vector<StateStore::ResourceChange>& valid,
       const std::map<std::pair<std::string, std::string>, ContainerUpdate>& updates,
-      ReconcileStats& stats);
-  void ApplyPending(ReconcileStats& stats);
+      ReconcileStats& stats) QRM_REQUIRES(mu_);
+  void ApplyPending(ReconcileStats& stats) QRM_REQUIRES(mu_);
   // Drops what the reconciler remembers about pods the runtime no longer has and the host
   // no longer holds.
-  void ForgetGonePods(const std::set<std::string>& live);
+  void ForgetGonePods(const std::set<std::string>& live) QRM_REQUIRES(mu_);
   // Step 2b (see the header comment); replayed answers are added to `changes`/`touched`.
   void Rebuild(const PodResources& before, const std::vector<Polled>& polled,
                std::vector<StateStore::ResourceChange>& changes, Touched& touched,
-               ReconcileStats& stats);
+               ReconcileStats& stats) QRM_REQUIRES(mu_);
   // FindLost, for need_reconcile plugins and the retries of replay_retry_.
   std::vector<LostAllocation> LostToReplay(
       const PodResources& before, const std::vector<PluginReport>& reports,
@@ -164,15 +165,15 @@ class Reconciler {
   void ReplayLost(const std::vector<LostAllocation>& lost, const std::set<std::string>& live,
                   const std::map<std::string, std::shared_ptr<PluginEndpoint>>& by_resource,
                   std::vector<StateStore::ResourceChange>& changes, Touched& touched,
-                  ReconcileStats& stats);
+                  ReconcileStats& stats) QRM_REQUIRES(mu_);
   void AdoptHeldSkipped(const std::vector<HeldSkipped>& held, const std::set<std::string>& live,
-                        ReconcileStats& stats);
+                        ReconcileStats& stats) QRM_REQUIRES(mu_);
   void AdoptUnrecorded(const PodResources& before, const std::vector<UnrecordedContainer>& found,
                        const std::set<std::string>& live,
                        const std::map<std::string, std::shared_ptr<PluginEndpoint>>& by_resource,
-                       ReconcileStats& stats);
-  void AdoptOne(const UnrecordedContainer& found, const RuntimeContainer& rc,
-                ReconcileStats& stats);
+                       ReconcileStats& stats) QRM_REQUIRES(mu_);
+  void AdoptOne(const UnrecordedContainer& found, const RuntimeContainer& rc, ReconcileStats& stats)
+      QRM_REQUIRES(mu_);
   void ReleaseUnadmitted(const UnrecordedContainer& found,
                          const std::map<std::string, std::shared_ptr<PluginEndpoint>>& by_resource,
                          ReconcileStats& stats);
@@ -196,24 +197,25 @@ class Reconciler {
   boost::asio::thread_pool& workers_;
   const std::chrono::milliseconds rpc_timeout_;
 
-  std::mutex mu_;  // one tick at a time
+  Mutex mu_;  // one tick at a time; guards what ticks keep between them
   ReleaseClaims claims_;
-  std::mutex queued_mu_;  // guards the two sets below (registration runs outside ticks)
+  Mutex queued_mu_;  // registration replays run outside ticks
   // Containers whose stored values a registration replay changed, for the next tick's step 4.
-  std::set<std::pair<std::string, std::string>> queued_apply_;
+  std::set<std::pair<std::string, std::string>> queued_apply_ QRM_GUARDED_BY(queued_mu_);
   // (pod uid, container, resource) a registration replay failed for, on a plugin without
   // need_reconcile: the ticks retry these, and only these, for such plugins. (A plugin that
   // reports nothing would otherwise be sent every allocation again every tick.)
-  std::set<std::tuple<std::string, std::string, std::string>> replay_retry_;
+  std::set<std::tuple<std::string, std::string, std::string>> replay_retry_
+      QRM_GUARDED_BY(queued_mu_);
   // (pod uid, container) -> whether the runtime's kNotFound ends the retries (a re-apply).
-  std::map<std::pair<std::string, std::string>, bool> pending_apply_;
+  std::map<std::pair<std::string, std::string>, bool> pending_apply_ QRM_GUARDED_BY(mu_);
   std::unique_ptr<boost::asio::steady_timer> timer_;
   std::chrono::milliseconds period_{3000};
   std::atomic<bool> stopped_{false};
-  bool warned_no_container_listing_ = false;
+  bool warned_no_container_listing_ QRM_GUARDED_BY(mu_) = false;
   // Skipped resources whose sent Allocate answered no allocation: (pod uid, container,
   // resource), not asked again until a restart.
-  std::set<std::tuple<std::string, std::string, std::string>> answered_empty_;
+  std::set<std::tuple<std::string, std::string, std::string>> answered_empty_ QRM_GUARDED_BY(mu_);
 };
 
 }  // namespace qrm::host

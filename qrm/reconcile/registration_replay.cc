@@ -23,8 +23,8 @@ void Reconciler::OnPluginRegistered(const std::shared_ptr<PluginEndpoint>& plugi
   // One registration replay at a time: a plugin may register by RPC and be discovered in the
   // directory at once, and two replays reading its report before either replayed would send
   // every lost allocation twice. (Process-wide: registrations are rare, and so is a second host.)
-  static std::mutex one_at_a_time;
-  std::lock_guard serial(one_at_a_time);
+  static Mutex one_at_a_time;
+  MutexLock serial(one_at_a_time);
   auto report = plugin->GetResourcesAllocation(rpc_timeout_);
   if (!report.ok()) {
     log->warn(
@@ -47,7 +47,7 @@ void Reconciler::OnPluginRegistered(const std::shared_ptr<PluginEndpoint>& plugi
     if (ReplayRegistered(*plugin, l)) {
       ++replayed;
     } else if (!plugin->options().need_reconcile()) {  // need_reconcile ones: every tick
-      std::lock_guard queued(queued_mu_);
+      MutexLock queued(queued_mu_);
       replay_retry_.insert({l.pod_uid, l.container, l.resource});
     }
   }
@@ -86,7 +86,7 @@ bool Reconciler::ReplayRegistered(PluginEndpoint& plugin, const LostAllocation& 
                l.resource, s.message());
     return true;
   }
-  std::lock_guard queued(queued_mu_);
+  MutexLock queued(queued_mu_);
   queued_apply_.insert({l.pod_uid, l.container});
   return true;
 }

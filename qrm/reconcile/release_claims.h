@@ -21,6 +21,8 @@
 #include <optional>
 #include <string>
 
+#include "common/mutex.h"
+
 namespace qrm::host {
 
 class ReleaseClaims {
@@ -43,21 +45,21 @@ class ReleaseClaims {
   // Claims `uid` for a runtime call that will release it; waits for a reconcile release of
   // `uid` in progress to finish first.
   [[nodiscard]] Guard Hold(const std::string& uid) {
-    std::unique_lock lock(mu_);
-    changed_.wait(lock, [&] { return !pods_[uid].releasing; });
+    MutexLock lock(mu_);
+    mu_.Await(changed_, [&]() QRM_REQUIRES(mu_) { return !pods_[uid].releasing; });
     ++pods_[uid].claims;
     return Guard(*this, uid, true);
   }
   // Starts a reconcile release of `uid`; nullopt, and nothing started, if it is claimed.
   [[nodiscard]] std::optional<Guard> TryRelease(const std::string& uid) {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     auto it = pods_.find(uid);
     if (it != pods_.end() && (it->second.claims > 0 || it->second.releasing)) return std::nullopt;
     pods_[uid].releasing = true;
     return std::optional<Guard>(std::in_place, *this, uid, false);
   }
   bool Held(const std::string& uid) const {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     auto it = pods_.find(uid);
     return it != pods_.end() && it->second.claims > 0;
   }
@@ -69,7 +71,7 @@ class ReleaseClaims {
   };
   void End(const std::string& uid, bool claim) {
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(mu_);
       State& s = pods_[uid];
       if (claim) {
         --s.claims;
@@ -81,9 +83,9 @@ class ReleaseClaims {
     changed_.notify_all();
   }
 
-  mutable std::mutex mu_;
+  mutable Mutex mu_;
   std::condition_variable changed_;
-  std::map<std::string, State> pods_;
+  std::map<std::string, State> pods_ QRM_GUARDED_BY(mu_);
 };
 
 }  // namespace qrm::host

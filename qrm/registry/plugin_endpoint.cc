@@ -38,7 +38,7 @@ Req PluginEndpoint::OwnResources(const Req& req) const {
 }
 
 bool PluginEndpoint::stopped() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return stopped_since_.has_value();
 }
 
@@ -60,23 +60,23 @@ bool IsRefusal(const Status& status) {
 }  // namespace
 
 std::optional<Clock::time_point> PluginEndpoint::stopped_since() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return stopped_since_;
 }
 
 std::string PluginEndpoint::last_error() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return last_error_;
 }
 
 bool PluginEndpoint::CapacityExpired(Clock::duration grace, Clock::time_point now) const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return stopped_since_.has_value() && now - *stopped_since_ >= grace;
 }
 
 void PluginEndpoint::MarkStopped(const std::string& reason) {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     if (stopped_since_) return;
     stopped_since_ = Clock::now();
     last_error_ = reason;
@@ -91,7 +91,7 @@ void PluginEndpoint::RecordError(const Status& status) {
   // plugin itself are its last error (qrmctl plugins, admin API).
   if (IsRefusal(status)) return;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     last_error_ = status.ToString();
   }
   // Only a transport failure (nobody accepts on the socket any more) stops the
@@ -150,7 +150,7 @@ StatusOr<Resp> PluginEndpoint::Checked(const char* name, StatusOr<Resp> answer,
       ->warn("resource={} endpoint={}: invalid answer refused: {}", resource_, socket_path_,
              error.message());
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     last_error_ = error.ToString();
   }
   return error;

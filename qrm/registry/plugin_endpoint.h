@@ -30,6 +30,7 @@
 #include <grpcpp/channel.h>
 
 #include "api/resourceplugin_v1alpha1.grpc.pb.h"
+#include "common/mutex.h"
 #include "common/status.h"
 #include "qrm/registry/machine_limits.h"
 
@@ -93,9 +94,9 @@ class PluginEndpoint {
   const MachineLimits limits_;
   const std::set<std::string> owned_;  // resource_ and its accompanying resources
 
-  mutable std::mutex mu_;
-  std::optional<Clock::time_point> stopped_since_;
-  std::string last_error_;
+  mutable Mutex mu_;
+  std::optional<Clock::time_point> stopped_since_ QRM_GUARDED_BY(mu_);
+  std::string last_error_ QRM_GUARDED_BY(mu_);
 };
 
 }  // namespace qrm::host

@@ -216,7 +216,7 @@ void PluginRegistry::OnDirectoryEvents(size_t bytes) {
 
 void PluginRegistry::OnSocketRemoved(const std::string& socket_name) {
   const std::string path = options_.plugin_dir + "/" + socket_name;
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   for (auto& [resource, endpoint] : endpoints_) {
     if (endpoint->socket_path() == path) endpoint->MarkStopped("socket " + path + " was removed");
   }
@@ -228,7 +228,7 @@ void PluginRegistry::Discover(const std::string& socket_name) {
   const std::string path = options_.plugin_dir + "/" + socket_name;
   {
     // Already registered through the Register RPC on this socket: nothing to do.
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     for (const auto& [resource, endpoint] : endpoints_) {
       if (endpoint->socket_path() == path && !endpoint->stopped()) return;
     }
@@ -308,14 +308,14 @@ Status PluginRegistry::AcceptRegistration(const pb::RegisterRequest& request,
   if (!path.ok()) return refuse(path.status());
   // A plugin may register both ways at once. An explicit Register always wins;
   // discovery never replaces a live endpoint on the same socket.
-  auto discovered_twice = [&] {
+  auto discovered_twice = [&]() QRM_REQUIRES(mu_) {
     if (style != RegistrationStyle::kDirectoryWatcher) return false;
     auto it = endpoints_.find(request.resource_name());
     return it != endpoints_.end() && it->second->socket_path() == *path && !it->second->stopped();
   };
   std::shared_ptr<PluginEndpoint> current;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     if (discovered_twice()) return Status::Ok();
     if (auto it = endpoints_.find(request.resource_name()); it != endpoints_.end()) {
       current = it->second;
@@ -348,7 +348,7 @@ Status PluginRegistry::AcceptRegistration(const pb::RegisterRequest& request,
       channel, limits_, AccompanyingOf(request.resource_name()));
   if (hook_) hook_(endpoint);  // before admission can reach it
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     if (discovered_twice()) return Status::Ok();
     endpoints_[request.resource_name()] = endpoint;
   }
@@ -364,13 +364,13 @@ Status PluginRegistry::AcceptRegistration(const pb::RegisterRequest& request,
 }
 
 std::shared_ptr<PluginEndpoint> PluginRegistry::Find(const std::string& resource) const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto it = endpoints_.find(resource);
   return it == endpoints_.end() ? nullptr : it->second;
 }
 
 std::vector<std::shared_ptr<PluginEndpoint>> PluginRegistry::Endpoints() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   std::vector<std::shared_ptr<PluginEndpoint>> out;
   for (const auto& [resource, endpoint] : endpoints_) out.push_back(endpoint);
   return out;

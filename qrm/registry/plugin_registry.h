@@ -35,6 +35,7 @@
 #include <boost/asio/thread_pool.hpp>
 
 #include "common/grpc/peer_checked_listener.h"
+#include "common/mutex.h"
 #include "common/protocol_keys.h"
 #include "common/rate_limited_log.h"
 #include "qrm/registry/machine_limits.h"
@@ -126,8 +127,9 @@ class PluginRegistry {
   std::unique_ptr<boost::asio::posix::stream_descriptor> watch_;
   alignas(8) char watch_buf_[4096];
 
-  mutable std::mutex mu_;
-  std::map<std::string, std::shared_ptr<PluginEndpoint>> endpoints_;  // by resource
+  mutable Mutex mu_;
+  std::map<std::string, std::shared_ptr<PluginEndpoint>> endpoints_
+      QRM_GUARDED_BY(mu_);  // by resource
 };
 
 }  // namespace qrm::host

@@ -182,7 +182,7 @@ Status StateStore::ValidatePodUid(const std::string& uid) {
 }
 
 Status StateStore::Load() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   loaded_ = false;
   recovered_ = false;
   recovery_message_.clear();
@@ -228,22 +228,22 @@ Status StateStore::Load() {
 }
 
 bool StateStore::recovered_from_corruption() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return recovered_;
 }
 
 std::string StateStore::recovery_message() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return recovery_message_;
 }
 
 PodResources StateStore::Snapshot() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return pods_;
 }
 
 std::shared_ptr<const PodAllocation> StateStore::GetPod(const std::string& uid) const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto it = pods_.find(uid);
   if (it == pods_.end()) return nullptr;
   return it->second;
@@ -304,7 +304,7 @@ Status StateStore::UpdatePod(const std::string& uid, Edit&& edit) {
   std::shared_ptr<const PodAllocation> current;
   checkpoint::FaultHook hook;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     QRM_RETURN_IF_ERROR(CheckLoadedLocked());
     if (auto it = pods_.find(uid); it != pods_.end()) current = it->second;
     hook = fault_hook_;
@@ -316,7 +316,7 @@ Status StateStore::UpdatePod(const std::string& uid, Edit&& edit) {
   QRM_RETURN_IF_ERROR(*next ? WritePodFile(**next, hook) : RemovePodFile(uid, hook));
 
   // Step 3: publish.
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   if (*next) {
     pods_[uid] = *next;
   } else {
@@ -459,7 +459,7 @@ Status StateStore::ApplyChanges(const std::vector<ResourceChange>& changes,
 }
 
 void StateStore::SetFaultHookForTesting(checkpoint::FaultHook hook) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   fault_hook_ = std::move(hook);
 }
 

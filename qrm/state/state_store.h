@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "checkpoint/checkpoint_file.h"
+#include "common/mutex.h"
 #include "common/pod_locks.h"
 #include "common/status.h"
 #include "qrm/state/pod_resources.h"
@@ -157,17 +158,17 @@ class StateStore {
   Status UpdatePod(const std::string& uid, Edit&& edit);
   Status WritePodFile(const PodAllocation& pod, const checkpoint::FaultHook& hook) const;
   Status RemovePodFile(const std::string& uid, const checkpoint::FaultHook& hook) const;
-  Status CheckLoadedLocked() const;
+  Status CheckLoadedLocked() const QRM_REQUIRES(mu_);
 
   const std::string state_dir_;
   const std::string pods_dir_;
-  PodLocks writers_;       // per pod, held across one durable write
-  mutable std::mutex mu_;  // guards everything below; never held across I/O after Load
-  bool loaded_ = false;
-  bool recovered_ = false;
-  std::string recovery_message_;
-  PodResources pods_;
-  checkpoint::FaultHook fault_hook_;
+  PodLocks writers_;  // per pod, held across one durable write
+  mutable Mutex mu_;  // never held across I/O after Load
+  bool loaded_ QRM_GUARDED_BY(mu_) = false;
+  bool recovered_ QRM_GUARDED_BY(mu_) = false;
+  std::string recovery_message_ QRM_GUARDED_BY(mu_);
+  PodResources pods_ QRM_GUARDED_BY(mu_);
+  checkpoint::FaultHook fault_hook_ QRM_GUARDED_BY(mu_);
 };
 
 }  // namespace qrm::host
