@@ -9,6 +9,8 @@
 
 namespace qrm::sdk::internal {
 
+namespace pb = ::resourceplugin::v1alpha1;  // internal header: not installed
+
 // resourceplugin.v1alpha1.ResourcePlugin, forwarding to the author's plugin.
 class ResourcePluginService final : public pb::ResourcePlugin::Service {
  public:

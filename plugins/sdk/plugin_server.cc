@@ -27,6 +27,8 @@
 
 namespace qrm::sdk {
 
+namespace pb = ::resourceplugin::v1alpha1;
+
 namespace {}  // namespace
 
 std::string DefaultSocketName(const std::string& resource_name) {

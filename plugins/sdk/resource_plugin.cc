@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 namespace qrm::sdk {
+
+namespace pb = ::resourceplugin::v1alpha1;
 namespace {
 
 Status NotImplemented(const ResourcePlugin& plugin, const char* method) {

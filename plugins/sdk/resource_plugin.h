@@ -18,8 +18,6 @@
 
 namespace qrm::sdk {
 
-namespace pb = ::resourceplugin::v1alpha1;
-
 class ResourcePlugin {
  public:
   virtual ~ResourcePlugin() = default;
@@ -27,33 +25,37 @@ class ResourcePlugin {
   // The resource this plugin serves ("cpu", "memory", "example.com/accel").
   virtual std::string ResourceName() const = 0;
   // Sent with registration and returned by GetResourcePluginOptions.
-  virtual pb::ResourcePluginOptions Options() const = 0;
+  virtual ::resourceplugin::v1alpha1::ResourcePluginOptions Options() const = 0;
 
   // --- Admission -----------------------------------------------------------
   // NUMA hints for one container. In the response's resource_hints map, an
   // absent resource means "no preference" and an empty hint list means "cannot
   // be satisfied".
-  virtual StatusOr<pb::ResourceHintsResponse> GetTopologyHints(const pb::ResourceRequest& req) = 0;
+  virtual StatusOr<::resourceplugin::v1alpha1::ResourceHintsResponse> GetTopologyHints(
+      const ::resourceplugin::v1alpha1::ResourceRequest& req) = 0;
   // Allocates for one container; req.hint carries the merged NUMA affinity.
   // Must be idempotent for a (pod, container) it already holds.
-  virtual StatusOr<pb::ResourceAllocationResponse> Allocate(const pb::ResourceRequest& req) = 0;
+  virtual StatusOr<::resourceplugin::v1alpha1::ResourceAllocationResponse> Allocate(
+      const ::resourceplugin::v1alpha1::ResourceRequest& req) = 0;
   // Pod-scope variants; the defaults answer kUnimplemented.
-  virtual StatusOr<pb::PodResourceHintsResponse> GetPodTopologyHints(
-      const pb::PodResourceRequest& req);
-  virtual StatusOr<pb::PodResourceAllocationResponse> AllocateForPod(
-      const pb::PodResourceRequest& req);
+  virtual StatusOr<::resourceplugin::v1alpha1::PodResourceHintsResponse> GetPodTopologyHints(
+      const ::resourceplugin::v1alpha1::PodResourceRequest& req);
+  virtual StatusOr<::resourceplugin::v1alpha1::PodResourceAllocationResponse> AllocateForPod(
+      const ::resourceplugin::v1alpha1::PodResourceRequest& req);
   // Called before a container starts when Options().pre_start_required.
-  virtual Status PreStartContainer(const pb::PreStartContainerRequest& req);
+  virtual Status PreStartContainer(const ::resourceplugin::v1alpha1::PreStartContainerRequest& req);
 
   // --- Lifecycle and state ---------------------------------------------------
   // Releases everything the pod holds. Removing an unknown pod succeeds.
   virtual Status RemovePod(const std::string& pod_uid) = 0;
   // Current allocation of every container; the host reconciles against it when
   // Options().need_reconcile.
-  virtual StatusOr<pb::GetResourcesAllocationResponse> GetResourcesAllocation() = 0;
-  virtual StatusOr<pb::GetTopologyAwareResourcesResponse> GetTopologyAwareResources(
-      const pb::GetTopologyAwareResourcesRequest& req) = 0;
-  virtual StatusOr<pb::GetTopologyAwareAllocatableResourcesResponse>
+  virtual StatusOr<::resourceplugin::v1alpha1::GetResourcesAllocationResponse>
+  GetResourcesAllocation() = 0;
+  virtual StatusOr<::resourceplugin::v1alpha1::GetTopologyAwareResourcesResponse>
+  GetTopologyAwareResources(
+      const ::resourceplugin::v1alpha1::GetTopologyAwareResourcesRequest& req) = 0;
+  virtual StatusOr<::resourceplugin::v1alpha1::GetTopologyAwareAllocatableResourcesResponse>
   GetTopologyAwareAllocatableResources() = 0;
   // Called by sdk::Run once the plugin serves no more calls, before the process exits: a
   // plugin with a ledger writes its last snapshot here (pod_ledger.h). An error is logged and
@@ -61,12 +63,12 @@ class ResourcePlugin {
   virtual Status OnStop() { return Status::Ok(); }
 
   // --- Associated devices (optional; defaults answer kUnimplemented) ---------
-  virtual StatusOr<pb::AssociatedDeviceHintsResponse> GetAssociatedDeviceTopologyHints(
-      const pb::AssociatedDeviceRequest& req);
+  virtual StatusOr<::resourceplugin::v1alpha1::AssociatedDeviceHintsResponse>
+  GetAssociatedDeviceTopologyHints(const ::resourceplugin::v1alpha1::AssociatedDeviceRequest& req);
   virtual Status UpdateAllocatableAssociatedDevices(
-      const pb::UpdateAllocatableAssociatedDevicesRequest& req);
-  virtual StatusOr<pb::AssociatedDeviceAllocationResponse> AllocateAssociatedDevice(
-      const pb::AssociatedDeviceRequest& req);
+      const ::resourceplugin::v1alpha1::UpdateAllocatableAssociatedDevicesRequest& req);
+  virtual StatusOr<::resourceplugin::v1alpha1::AssociatedDeviceAllocationResponse>
+  AllocateAssociatedDevice(const ::resourceplugin::v1alpha1::AssociatedDeviceRequest& req);
 };
 
 }  // namespace qrm::sdk

@@ -12,57 +12,57 @@
 
 namespace qrm::shim::testing {
 
+namespace pb = ::resourceplugin::v1alpha1;
+
 class DevicePlugin final : public sdk::ResourcePlugin {
  public:
   static constexpr const char* kResource = "example.com/dev";
 
   std::string ResourceName() const override { return kResource; }
-  sdk::pb::ResourcePluginOptions Options() const override {
-    sdk::pb::ResourcePluginOptions o;
+  pb::ResourcePluginOptions Options() const override {
+    pb::ResourcePluginOptions o;
     o.set_pre_start_required(true);
     return o;
   }
-  StatusOr<sdk::pb::ResourceHintsResponse> GetTopologyHints(
-      const sdk::pb::ResourceRequest& req) override {
-    sdk::pb::ResourceHintsResponse r;
+  StatusOr<pb::ResourceHintsResponse> GetTopologyHints(const pb::ResourceRequest& req) override {
+    pb::ResourceHintsResponse r;
     r.set_pod_uid(req.pod_uid());
     r.set_container_name(req.container_name());
     return r;  // no hints: no preference
   }
-  StatusOr<sdk::pb::ResourceAllocationResponse> Allocate(
-      const sdk::pb::ResourceRequest& req) override {
-    sdk::pb::ResourceAllocationInfo info;
+  StatusOr<pb::ResourceAllocationResponse> Allocate(const pb::ResourceRequest& req) override {
+    pb::ResourceAllocationInfo info;
     info.set_is_scalar_resource(true);
     info.set_allocated_quantity(1);
     info.set_allocation_result("dev0");
     (*info.mutable_envs())["DEV"] = "dev0";
     (*info.mutable_annotations())["example.com/dev"] = "dev0";
-    sdk::pb::ResourceAllocationResponse r;
+    pb::ResourceAllocationResponse r;
     r.set_pod_uid(req.pod_uid());
     r.set_container_name(req.container_name());
     (*r.mutable_allocation_result()->mutable_resource_allocation())[kResource] = info;
     return r;
   }
-  Status PreStartContainer(const sdk::pb::PreStartContainerRequest& req) override {
+  Status PreStartContainer(const pb::PreStartContainerRequest& req) override {
     std::lock_guard lock(mu_);
     pre_starts_.push_back(req);
     if (fail_pre_start_) return ResourceExhaustedError("device dev0 is not ready");
     return Status::Ok();
   }
   Status RemovePod(const std::string&) override { return Status::Ok(); }
-  StatusOr<sdk::pb::GetResourcesAllocationResponse> GetResourcesAllocation() override {
-    return sdk::pb::GetResourcesAllocationResponse();
+  StatusOr<pb::GetResourcesAllocationResponse> GetResourcesAllocation() override {
+    return pb::GetResourcesAllocationResponse();
   }
-  StatusOr<sdk::pb::GetTopologyAwareResourcesResponse> GetTopologyAwareResources(
-      const sdk::pb::GetTopologyAwareResourcesRequest&) override {
-    return sdk::pb::GetTopologyAwareResourcesResponse();
+  StatusOr<pb::GetTopologyAwareResourcesResponse> GetTopologyAwareResources(
+      const pb::GetTopologyAwareResourcesRequest&) override {
+    return pb::GetTopologyAwareResourcesResponse();
   }
-  StatusOr<sdk::pb::GetTopologyAwareAllocatableResourcesResponse>
-  GetTopologyAwareAllocatableResources() override {
-    return sdk::pb::GetTopologyAwareAllocatableResourcesResponse();
+  StatusOr<pb::GetTopologyAwareAllocatableResourcesResponse> GetTopologyAwareAllocatableResources()
+      override {
+    return pb::GetTopologyAwareAllocatableResourcesResponse();
   }
 
-  std::vector<sdk::pb::PreStartContainerRequest> pre_starts() {
+  std::vector<pb::PreStartContainerRequest> pre_starts() {
     std::lock_guard lock(mu_);
     return pre_starts_;
   }
@@ -73,7 +73,7 @@ class DevicePlugin final : public sdk::ResourcePlugin {
 
  private:
   std::mutex mu_;
-  std::vector<sdk::pb::PreStartContainerRequest> pre_starts_;
+  std::vector<pb::PreStartContainerRequest> pre_starts_;
   bool fail_pre_start_ = false;
 };
 
