@@ -10,8 +10,8 @@
 #include "cri-shim/container_request_builder.h"
 #include "cri-shim/lenient_decode.h"
 #include "cri-shim/refusals.h"
-#include "cri-shim/request_edit.h"
 #include "cri-shim/skip_rules.h"
+#include "qrm/apply/cri_request_edit.h"
 
 namespace qrm::shim {
 namespace {
@@ -201,8 +201,8 @@ Answer Interceptors::CreateContainer(InterceptedCall& call, PhaseClock& clock) {
   }
 
   Answer answer;
-  if (HasEffect(admitted->update)) {
-    ApplyToCreateContainer(admitted->update, &request);
+  if (host::HasEffect(admitted->update)) {
+    host::ApplyToCreateContainer(admitted->update, &request);
     answer = Forward(call, SerializeToByteBuffer(request), clock, Phase::kEncode);
   } else {
     answer = Forward(call, call.request(), clock, Phase::kEncode);
@@ -410,7 +410,7 @@ Answer Interceptors::UpdateContainerResources(InterceptedCall& call, PhaseClock&
   auto current = host_.admission().CurrentUpdate(container->key.pod_uid, container->key.name);
   if (!current.ok() || current->owned.empty()) return Forward(call, call.request(), clock);
   clock.Lap(Phase::kDecode);
-  ApplyToUpdateContainerResources(*current, &request);
+  host::ApplyToUpdateContainerResources(*current, &request);
   Answer answer = Forward(call, SerializeToByteBuffer(request), clock, Phase::kEncode);
   // The reconcile loop may have changed qrm's values while this was in flight, and its own
   // update may have reached the runtime before this one: send the newest values again.

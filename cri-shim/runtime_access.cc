@@ -6,7 +6,7 @@
 
 #include "common/grpc_status.h"
 #include "cri-shim/pod_info.h"
-#include "cri-shim/request_edit.h"
+#include "qrm/apply/cri_request_edit.h"
 
 namespace qrm::shim {
 namespace {
@@ -39,7 +39,7 @@ Status ShimApplier::Apply(const std::string& pod_uid, const std::string& contain
     return fail(NotFoundError(fmt::format(
         "pod={} container={}: no such container in the runtime (yet)", pod_uid, container)));
   }
-  const cri::UpdateContainerResourcesRequest request = UpdateRequestFor(*id, update);
+  const cri::UpdateContainerResourcesRequest request = host::UpdateRequestFor(*id, update);
   cri::UpdateContainerResourcesResponse response;
   const grpc::Status s = channels->runtime().UpdateContainerResources(
       Context(options_.runtime_timeout).get(), request, &response);

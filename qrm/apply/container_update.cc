@@ -118,31 +118,4 @@ StatusOr<ContainerUpdate> BuildContainerUpdate(
   return update;
 }
 
-void ApplyOwnedFields(const ContainerUpdate& update,
-                      ::runtime::v1::LinuxContainerResources* target) {
-  for (OciProperty p : update.owned) ApplyOwnedField(p, update.resources, target);
-}
-
-void ApplyEnvsAndAnnotations(const ContainerUpdate& update,
-                             ::runtime::v1::ContainerConfig* config) {
-  for (const auto& [key, value] : update.envs) {
-    bool found = false;
-    // Every entry with the key is overwritten: runtimes disagree on which duplicate wins.
-    for (::runtime::v1::KeyValue& kv : *config->mutable_envs()) {
-      if (kv.key() == key) {
-        kv.set_value(value);
-        found = true;
-      }
-    }
-    if (!found) {
-      ::runtime::v1::KeyValue* kv = config->add_envs();
-      kv->set_key(key);
-      kv->set_value(value);
-    }
-  }
-  for (const auto& [key, value] : update.annotations) {
-    (*config->mutable_annotations())[key] = value;
-  }
-}
-
 }  // namespace qrm::host

@@ -56,15 +56,4 @@ uint64_t Fingerprint(const ContainerUpdate& update);
 StatusOr<ContainerUpdate> BuildContainerUpdate(
     const std::map<std::string, ::resourceplugin::v1alpha1::ResourceAllocationInfo>& allocations);
 
-// Writes the owned fields of `update` into `target`, leaving every other field (and any
-// unknown fields) as they are. HugepageLimits replaces entries of the same page size and
-// keeps the rest; Unified sets or overwrites its keys and keeps the rest.
-void ApplyOwnedFields(const ContainerUpdate& update,
-                      ::runtime::v1::LinuxContainerResources* target);
-
-// Merges envs into config->envs (an existing key's entries are overwritten in place, so the
-// kubelet's order is kept; new keys are appended in key order) and annotations into
-// config->annotations (set or overwritten).
-void ApplyEnvsAndAnnotations(const ContainerUpdate& update, ::runtime::v1::ContainerConfig* config);
-
 }  // namespace qrm::host

@@ -1,5 +1,5 @@
 // Fuzzes the CRI shim's decode-edit-encode of CreateContainer (cri-shim/byte_buffer.h,
-// cri-shim/request_edit.h), the path every admitted container takes: the kubelet's bytes are
+// qrm/apply/cri_request_edit.h), the path every admitted container takes: the kubelet's bytes are
 // decoded, qrm's cpuset, envs and annotations are written in place, the request re-encoded.
 //
 // The input is the request's bytes, as the shim receives them. Properties:
@@ -24,7 +24,7 @@
 #include "api/cri_runtime_v1.pb.h"
 #include "cri-shim/byte_buffer.h"
 #include "cri-shim/lenient_decode.h"
-#include "cri-shim/request_edit.h"
+#include "qrm/apply/cri_request_edit.h"
 
 namespace {
 
@@ -128,7 +128,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   const cri::CreateContainerRequest original = request;
-  qrm::shim::ApplyToCreateContainer(Update(), &request);
+  qrm::host::ApplyToCreateContainer(Update(), &request);
   CheckEdit(original, qrm::shim::SerializeToByteBuffer(request));
   return 0;
 }

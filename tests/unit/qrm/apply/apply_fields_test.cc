@@ -7,6 +7,7 @@
 #include <google/protobuf/util/message_differencer.h>
 
 #include "qrm/apply/container_update.h"
+#include "qrm/apply/cri_request_edit.h"
 #include "tests/unit/qrm/apply/apply_test_util.h"
 
 namespace qrm::host {

@@ -1,6 +1,6 @@
 // In-place edits: qrm's fields go in, the kubelet's fields and any field our .proto does not
 // know come out as they went in.
-#include "cri-shim/request_edit.h"
+#include "qrm/apply/cri_request_edit.h"
 
 #include <catch2/catch.hpp>
 #include <google/protobuf/unknown_field_set.h>
