@@ -109,7 +109,9 @@ class NodeFixture {
     host_.reset();
   }
 
-  // Starts the three plugins and the host, and waits until every plugin is registered.
+  // Starts the three plugins and the host, and waits until every plugin is registered and the
+  // host is ready (the shim serves the CRI socket once it resynchronized: the admin socket
+  // answering first is no promise of that on a loaded machine).
   void StartQrm(std::vector<std::string> cpu_flags = {}) {
     cpu_flags.push_back("--metrics-address");
     cpu_flags.push_back("127.0.0.1:" + std::to_string(cpu_metrics_port()));
@@ -117,7 +119,7 @@ class NodeFixture {
     StartPlugin("memory");
     StartPlugin("nic", {"--include-virtual", "--unknown-nic-speed-mbps", "10000"});
     StartHost();
-    const bool healthy = WaitPluginsHealthy(3);
+    const bool healthy = WaitPluginsHealthy(3) && WaitReady();
     if (!healthy) UNSCOPED_INFO(Logs());
     REQUIRE(healthy);
   }
