@@ -7,6 +7,13 @@ add_library(qrm::options ALIAS qrm_options)
 target_compile_options(qrm_options INTERFACE -Wall -Wextra -Werror -Wshadow=local
                                              -Wnon-virtual-dtor -Wno-missing-field-initializers)
 target_include_directories(qrm_options INTERFACE ${PROJECT_SOURCE_DIR})
+# Clang checks the lock annotations of our code (common/thread_annotations.h): every
+# QRM_GUARDED_BY member touched without its mutex, every QRM_REQUIRES function called without
+# it, is an error. CI's clang build is the fuzz build (scripts/fuzz builds every product binary
+# in it for this reason).
+if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+  target_compile_options(qrm_options INTERFACE -Wthread-safety)
+endif()
 
 # Each function and object in its own section, and the linker drops the ones nothing calls:
 # most of the generated CRI and plugin-protocol code and many template instances go unused
