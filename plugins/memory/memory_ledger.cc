@@ -39,12 +39,15 @@ StatusOr<std::map<int, uint64_t>> ParseNodeBytes(std::string_view text, std::str
     const size_t comma = text.find(',');
     const std::string_view item = text.substr(0, comma);
     const size_t eq = item.find('=');
-    int node = -1;
-    const auto [end, ec] = std::from_chars(item.data(), item.data() + eq, node);
-    if (eq == std::string_view::npos || ec != std::errc() || end != item.data() + eq || node < 0 ||
-        by_node.count(node) > 0) {
+    const auto malformed = [&] {
       return DataLossError(
           fmt::format("{} item {}: not <NUMA node>=<bytes> of a new node", what, Quote(item)));
+    };
+    if (eq == std::string_view::npos) return malformed();
+    int node = -1;
+    const auto [end, ec] = std::from_chars(item.data(), item.data() + eq, node);
+    if (ec != std::errc() || end != item.data() + eq || node < 0 || by_node.count(node) > 0) {
+      return malformed();
     }
     QRM_ASSIGN_OR_RETURN(by_node[node], ParseBytes(item.substr(eq + 1), what));
     text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
