@@ -1,5 +1,6 @@
-// Fuzzes the journal reader (checkpoint/journal.h, ParseJournal) and the CPU plugin's ledger
-// entry codec (plugins/cpu/cpu_ledger.h, ContainerCodec) behind it.
+// Fuzzes the journal reader (checkpoint/journal.h, ParseJournal) and the bundled plugins' ledger
+// entry codecs behind it (CPU: plugins/cpu/cpu_ledger.h ContainerCodec; memory and NIC:
+// MemoryEntry and NicEntry in plugins/{memory,nic}/*_ledger.h).
 //
 // A mutated line almost never keeps a valid checksum, so besides the raw bytes the target seals
 // the input: each line that is a JSON object becomes a record with the right checksum after a
@@ -9,7 +10,8 @@
 //  * a sealed journal is always accepted, with every record in order (no false corruption);
 //  * cutting a sealed journal anywhere after its header loses at most the cut record (a torn
 //    append is never reported as corruption);
-//  * an entry the codec decodes, encoded and decoded again, is the same value.
+//  * an entry a codec decodes, encoded and decoded again, is the same value (for the memory and
+//    NIC entries: encodes to the same text); a refused entry is kDataLoss.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -22,6 +24,8 @@
 
 #include "checkpoint/journal.h"
 #include "plugins/cpu/cpu_ledger.h"
+#include "plugins/memory/memory_ledger.h"
+#include "plugins/nic/nic_ledger.h"
 #include "plugins/sdk/entry_fields.h"
 
 namespace {
@@ -53,6 +57,26 @@ void CheckEntryCodec(const rapidjson::Value& record) {
   auto again = qrm::cpu::ContainerCodec::Decode(qrm::sdk::EntryReader(w.object()));
   if (!again.ok()) Fail("re-encoded entry refused", again.status().ToString());
   if (!(*again == *decoded)) Fail("entry round trip changed the value");
+}
+
+// An entry type with Encode/Decode members: decoded, encoded and decoded again, it encodes to
+// the same text.
+template <typename Entry>
+void CheckMemberCodec(const rapidjson::Value& record, const char* name) {
+  auto decoded = Entry::Decode(qrm::sdk::EntryReader(record));
+  if (!decoded.ok()) {
+    if (decoded.status().code() != qrm::StatusCode::kDataLoss) {
+      Fail(name, decoded.status().ToString());
+    }
+    return;
+  }
+  qrm::sdk::EntryWriter first;
+  decoded->Encode(first);
+  auto again = Entry::Decode(qrm::sdk::EntryReader(first.object()));
+  if (!again.ok()) Fail(name, "re-encoded entry refused: " + again.status().ToString());
+  qrm::sdk::EntryWriter second;
+  again->Encode(second);
+  if (first.Text().value() != second.Text().value()) Fail(name, "entry round trip changed it");
 }
 
 // Every line of `input` that is a JSON object with a canonical form, sealed after a header.
@@ -91,7 +115,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (parsed->records.size() != lines.size() || parsed->torn_tail || parsed->generation != 5) {
     Fail("sealed journal read back differently");
   }
-  for (const auto& record : parsed->records) CheckEntryCodec(record);
+  for (const auto& record : parsed->records) {
+    CheckEntryCodec(record);
+    CheckMemberCodec<qrm::memory::MemoryEntry>(record, "memory entry");
+    CheckMemberCodec<qrm::nic::NicEntry>(record, "nic entry");
+  }
 
   // A crash may cut the last append anywhere: only that record may be lost.
   const size_t cut =
