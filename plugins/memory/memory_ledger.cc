@@ -162,21 +162,16 @@ StatusOr<MemoryEntry> MemoryEntry::Decode(const sdk::EntryReader& r) {
   return e;
 }
 
-StatusOr<std::unique_ptr<MemoryLedger>> OpenMemoryLedger(const MemoryLedgerOptions& options,
+StatusOr<std::unique_ptr<MemoryLedger>> OpenMemoryLedger(sdk::LedgerOptions options,
                                                          MemoryState* state,
                                                          checkpoint::StateFileLoad* load) {
   *load = {};
   const std::string& path = options.path;
   const MemoryState fresh = *state;
-  sdk::LedgerOptions lo;
-  lo.path = path;
-  lo.component = kComponent;
-  lo.version = kLedgerVersion;
-  lo.oldest_version = 1;
-  lo.reset_state = options.reset_state;
-  lo.snapshot_write = options.snapshot_write;
-  lo.journal_write = options.journal_write;
-  lo.snapshot_view = [state](rapidjson::Value& data, rapidjson::Document::AllocatorType& a) {
+  options.component = kComponent;
+  options.version = kLedgerVersion;
+  options.oldest_version = 1;
+  options.snapshot_view = [state](rapidjson::Value& data, rapidjson::Document::AllocatorType& a) {
     AddMachineState(*state, data, a);
   };
   const auto check = [&](const Contents& contents) -> Status {
@@ -187,7 +182,7 @@ StatusOr<std::unique_ptr<MemoryLedger>> OpenMemoryLedger(const MemoryLedgerOptio
   const auto upgrade = [&](const rapidjson::Value& data, uint32_t) {
     return UpgradeVersion1(data, fresh, path);
   };
-  QRM_ASSIGN_OR_RETURN(auto opened, MemoryLedger::Open(lo, check, upgrade));
+  QRM_ASSIGN_OR_RETURN(auto opened, MemoryLedger::Open(options, check, upgrade));
   *load = opened.load;
   if (!opened.load.restored) *state = fresh;  // a check that refused may have run partly
   // Record the machine the ledger describes from now on (no record when unchanged).

@@ -42,22 +42,17 @@ struct MemoryEntry {
   static StatusOr<MemoryEntry> Decode(const sdk::EntryReader& r);
 };
 
-struct MemoryLedgerOptions {
-  std::string path;  // empty: nothing is kept on disk (unit tests of the accounting)
-  bool reset_state = false;
-  checkpoint::WriteOptions snapshot_write;
-  checkpoint::JournalOptions journal_write;
-};
-
 using MemoryLedger = sdk::PodLedger<MemoryEntry>;
 
-// Restores what the files hold into `state`, which must be fresh (the machine and the
-// reservations only); on error `state` is unchanged. Refuses, naming the way out
-// (--reset-state) unless options.reset_state: a ledger of other NUMA nodes
+// `options` carries the path (empty: nothing on disk), reset_state and the write options; the
+// component, versions and snapshot view are set here. Restores what the files hold into
+// `state`, which must be fresh (the machine and the reservations only); on error `state` is
+// unchanged. Refuses, naming the way out (--reset-state) unless options.reset_state: a ledger
+// of other NUMA nodes
 // (kFailedPrecondition) and allocations that no longer fit (kResourceExhausted, e.g. a larger
 // reservation). A corrupt ledger is set aside and the plugin starts empty
 // (checkpoint/state_file.h). `state` must outlive the ledger: snapshots describe it.
-StatusOr<std::unique_ptr<MemoryLedger>> OpenMemoryLedger(const MemoryLedgerOptions& options,
+StatusOr<std::unique_ptr<MemoryLedger>> OpenMemoryLedger(sdk::LedgerOptions options,
                                                          MemoryState* state,
                                                          checkpoint::StateFileLoad* load);
 

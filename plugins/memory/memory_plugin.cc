@@ -97,7 +97,7 @@ StatusOr<std::unique_ptr<MemoryPlugin>> MemoryPlugin::Create(
   std::unique_ptr<MemoryPlugin> plugin(
       new MemoryPlugin(std::move(config), MemoryState(std::move(nodes)), max_request));
   MutexLock lock(plugin->mu_);
-  MemoryLedgerOptions ledger;
+  sdk::LedgerOptions ledger;  // what the plugin's configuration decides; the rest is the ledger's
   ledger.path = plugin->config_.StatePath();
   ledger.reset_state = plugin->config_.reset_state;
   ledger.snapshot_write = plugin->config_.write_options;

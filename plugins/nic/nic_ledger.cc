@@ -86,20 +86,15 @@ StatusOr<NicEntry> NicEntry::Decode(const sdk::EntryReader& r) {
   return e;
 }
 
-StatusOr<std::unique_ptr<NicLedger>> OpenNicLedger(const NicLedgerOptions& options, NicState* state,
+StatusOr<std::unique_ptr<NicLedger>> OpenNicLedger(sdk::LedgerOptions options, NicState* state,
                                                    checkpoint::StateFileLoad* load) {
   *load = {};
   const std::string& path = options.path;
   const NicState fresh = *state;
-  sdk::LedgerOptions lo;
-  lo.path = path;
-  lo.component = kComponent;
-  lo.version = kLedgerVersion;
-  lo.oldest_version = 1;
-  lo.reset_state = options.reset_state;
-  lo.snapshot_write = options.snapshot_write;
-  lo.journal_write = options.journal_write;
-  lo.snapshot_view = [state](rapidjson::Value& data, rapidjson::Document::AllocatorType& a) {
+  options.component = kComponent;
+  options.version = kLedgerVersion;
+  options.oldest_version = 1;
+  options.snapshot_view = [state](rapidjson::Value& data, rapidjson::Document::AllocatorType& a) {
     AddMachineState(*state, data, a);
   };
   const auto check = [&](const Contents& contents) -> Status {
@@ -109,7 +104,7 @@ StatusOr<std::unique_ptr<NicLedger>> OpenNicLedger(const NicLedgerOptions& optio
   const auto upgrade = [&](const rapidjson::Value& data, uint32_t) {
     return UpgradeVersion1(data, fresh, path);
   };
-  QRM_ASSIGN_OR_RETURN(auto opened, NicLedger::Open(lo, check, upgrade));
+  QRM_ASSIGN_OR_RETURN(auto opened, NicLedger::Open(options, check, upgrade));
   *load = opened.load;
   if (!opened.load.restored) *state = fresh;
   if (load->restored) {

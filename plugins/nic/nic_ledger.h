@@ -41,21 +41,15 @@ struct NicEntry {
   static StatusOr<NicEntry> Decode(const sdk::EntryReader& r);
 };
 
-struct NicLedgerOptions {
-  std::string path;  // empty: nothing is kept on disk (unit tests of the selection)
-  bool reset_state = false;
-  checkpoint::WriteOptions snapshot_write;
-  checkpoint::JournalOptions journal_write;
-};
-
 using NicLedger = sdk::PodLedger<NicEntry>;
 
-// Restores what the files hold into `state`, which must be fresh (the NICs served only); on
-// error `state` is unchanged. Entries whose NIC is gone, moved or now smaller are kept and
+// `options` carries the path (empty: nothing on disk), reset_state and the write options; the
+// component, versions and snapshot view are set here. Restores what the files hold into
+// `state`, which must be fresh (the NICs served only); on error `state` is unchanged. Entries whose NIC is gone, moved or now smaller are kept and
 // logged (RecordDiscrepancies). A corrupt ledger is set aside and the plugin starts empty
 // (checkpoint/state_file.h).
 // `state` must outlive the ledger: snapshots describe it.
-StatusOr<std::unique_ptr<NicLedger>> OpenNicLedger(const NicLedgerOptions& options, NicState* state,
+StatusOr<std::unique_ptr<NicLedger>> OpenNicLedger(sdk::LedgerOptions options, NicState* state,
                                                    checkpoint::StateFileLoad* load);
 
 }  // namespace qrm::nic

@@ -90,7 +90,7 @@ StatusOr<std::unique_ptr<NicPlugin>> NicPlugin::Create(NicPluginConfig config,
   std::unique_ptr<NicPlugin> plugin(
       new NicPlugin(std::move(config), NicState(std::move(nics)), machine.NodeMask()));
   MutexLock lock(plugin->mu_);
-  NicLedgerOptions ledger;
+  sdk::LedgerOptions ledger;  // what the plugin's configuration decides; the rest is the ledger's
   ledger.path = plugin->config_.StatePath();
   ledger.reset_state = plugin->config_.reset_state;
   ledger.snapshot_write = plugin->config_.write_options;
