@@ -45,10 +45,10 @@ using NicLedger = sdk::PodLedger<NicEntry>;
 
 // `options` carries the path (empty: nothing on disk), reset_state and the write options; the
 // component, versions and snapshot view are set here. Restores what the files hold into
-// `state`, which must be fresh (the NICs served only); on error `state` is unchanged. Entries whose NIC is gone, moved or now smaller are kept and
-// logged (RecordDiscrepancies). A corrupt ledger is set aside and the plugin starts empty
-// (checkpoint/state_file.h).
-// `state` must outlive the ledger: snapshots describe it.
+// `state`, which must be fresh (the NICs served only); on error `state` is unchanged. Entries whose
+// NIC is gone, moved or now smaller are kept and logged (RecordDiscrepancies). A corrupt ledger is
+// set aside and the plugin starts empty (checkpoint/state_file.h). `state` must outlive the ledger:
+// snapshots describe it.
 StatusOr<std::unique_ptr<NicLedger>> OpenNicLedger(sdk::LedgerOptions options, NicState* state,
                                                    checkpoint::StateFileLoad* load);
 
