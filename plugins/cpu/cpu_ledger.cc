@@ -42,10 +42,10 @@ StatusOr<int> ParseReclaimedSize(const std::string& text) {
 }
 
 // What the entries claim must fit this machine: dedicated CPUs online, not reserved, held once.
-Status CheckEntries(const CpuState& state, const CpuLayout& layout, const CpuSet& reserved,
+Status CheckEntries(const CpuState::Pods& pods, const CpuLayout& layout, const CpuSet& reserved,
                     const std::string& path) {
   CpuSet dedicated;
-  for (const auto& [uid, containers] : state.pods) {
+  for (const auto& [uid, containers] : pods) {
     for (const auto& [name, c] : containers) {
       if (!c.dedicated()) continue;
       const std::string where = fmt::format("pod {} container {}", Quote(uid), Quote(name));
@@ -72,12 +72,21 @@ Status CheckEntries(const CpuState& state, const CpuLayout& layout, const CpuSet
   return Status::Ok();
 }
 
-// A version 1 file (state_checkpoint.h) as a ledger.
+// A version 1 file (state_checkpoint.h) as a ledger, each container with the CPUs it runs on.
 StatusOr<sdk::PodLedger<ContainerAllocation, ContainerCodec>::Contents> UpgradeVersion1(
-    const rapidjson::Value& data, const CpuLayout& layout, const std::string& path) {
+    const rapidjson::Value& data, const CpuLayout& layout, const CpuSet& reserved,
+    const std::string& path) {
   QRM_ASSIGN_OR_RETURN(CpuState state, DecodeState(data, layout, path));
   sdk::PodLedger<ContainerAllocation, ContainerCodec>::Contents contents;
-  contents.pods = std::move(state.pods);
+  // When the pools cannot be computed (dedicated CPUs now reserved: the check that follows
+  // refuses the ledger with the way out), pool containers are recorded without CPUs; theirs
+  // are recomputed at every start anyway.
+  (void)RefreshPools(layout, reserved, &state);
+  for (const auto& [uid, containers] : state.pods()) {
+    for (const auto& [name, c] : containers) {
+      contents.pods[uid][name] = WithCpus(layout, state.pools, c);
+    }
+  }
   contents.settings[kMachineSetting] = LayoutText(layout);
   contents.settings[kReclaimedSizeSetting] = ReclaimedSizeSetting(state.reclaimed_size);
   Logger("cpu-plugin")
@@ -173,18 +182,17 @@ StatusOr<std::unique_ptr<CpuLedger>> CpuLedger::Open(const CpuLedgerOptions& opt
       return OtherCpuLayoutError(
           path, machine == contents.settings.end() ? "unknown" : machine->second, here);
     }
-    CpuState restored;
-    restored.pods = contents.pods;
+    QRM_RETURN_IF_ERROR(CheckEntries(contents.pods, layout, reserved, path));
+    CpuState restored(contents.pods);
     const auto size = contents.settings.find(kReclaimedSizeSetting);
     if (size != contents.settings.end()) {
       QRM_ASSIGN_OR_RETURN(restored.reclaimed_size, ParseReclaimedSize(size->second));
     }
-    QRM_RETURN_IF_ERROR(CheckEntries(restored, layout, reserved, path));
     *state = std::move(restored);
     return Status::Ok();
   };
   const auto upgrade = [&](const rapidjson::Value& data, uint32_t) {
-    return UpgradeVersion1(data, layout, path);
+    return UpgradeVersion1(data, layout, reserved, path);
   };
   QRM_ASSIGN_OR_RETURN(auto opened, Ledger::Open(lo, check, upgrade));
   if (!opened.load.restored) {

@@ -14,7 +14,8 @@
 // at every compaction; `qrmctl topology` shows the live pools).
 //
 // Pools are not stored: they are a function of the dedicated CPUs and reclaimed_size, and are
-// recomputed at load, as is the cpuset of every non-dedicated container.
+// recomputed at load. A pool container's entry records the pool it ran on when written; in
+// memory its CPUs are derived from the pools (cpu_state.h, ContainerCpus).
 //
 // Version 1 files (the whole state rewritten on every change, state_checkpoint.h) are read
 // once and upgraded.

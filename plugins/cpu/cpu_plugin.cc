@@ -110,13 +110,10 @@ CpuAvailability CpuPlugin::Availability(const CpuState& state) const {
   avail.allocatable = layout_.online().Difference(reserved_);
   avail.available = avail.allocatable.Difference(state.pools.dedicated);
   avail.keep_free = state.KeepFree();
-  for (const auto& [uid, containers] : state.pods) {
-    for (const auto& [name, c] : containers) {
-      if (c.dedicated() && c.numa_bound()) {
-        avail.claims.push_back(
-            {c.numa_nodes, c.role, c.numa_exclusive, {uid, c.pod_namespace, c.pod_name, name}});
-      }
-    }
+  for (const auto& [uid, name] : state.BoundDedicated()) {
+    const ContainerAllocation& c = *state.Find(uid, name);
+    avail.claims.push_back(
+        {c.numa_nodes, c.role, c.numa_exclusive, {uid, c.pod_namespace, c.pod_name, name}});
   }
   return avail;
 }
@@ -146,7 +143,9 @@ StatusOr<pb::ResourceHintsResponse> CpuPlugin::GetTopologyHints(const pb::Resour
   // Asked again for a container we already serve: where it is, so that the affinity the host
   // picks agrees with what Allocate will answer.
   if (const ContainerAllocation* held = state_.Find(req.pod_uid(), req.container_name())) {
-    const NumaMask nodes = held->numa_bound() ? held->numa_nodes : layout_.NodesOf(held->cpuset);
+    const NumaMask nodes = held->numa_bound()
+                               ? held->numa_nodes
+                               : layout_.NodesOf(ContainerCpus(layout_, state_.pools, *held));
     *list.add_hints() = ToProtoHint(nodes, true);
     return resp;
   }
@@ -169,7 +168,7 @@ StatusOr<pb::ResourceAllocationResponse> CpuPlugin::Allocate(const pb::ResourceR
     // Idempotent: the host may replay Allocate for a container we serve (after its own
     // restart, or a rollback whose RemovePod failed). Same answer, nothing taken twice.
     if (const ContainerAllocation* held = state_.Find(req.pod_uid(), req.container_name())) {
-      out = AllocationInfo(layout_, *held);
+      out = AllocationInfo(layout_, state_.pools, *held);
       return resp;
     }
     ContainerAllocation c;
@@ -202,27 +201,21 @@ StatusOr<pb::ResourceAllocationResponse> CpuPlugin::Allocate(const pb::ResourceR
       // A NUMA-bound shared container runs on the shared CPUs of its memory's nodes.
       c.numa_nodes = parsed->hint.empty() ? layout_.cpu_node_mask() : parsed->hint;
     }
-    // Not a structured binding: the lambda below captures these, which clang 14 rejects.
-    const auto emplaced = state_.pods.try_emplace(req.pod_uid());
-    const auto pod = emplaced.first;
-    const bool new_pod = emplaced.second;
-    pod->second[req.container_name()] = std::move(c);
+    state_.Put(req.pod_uid(), req.container_name(), std::move(c));
+    // The ledger records the CPUs the container runs on now (with the pools this admission
+    // leaves); a pool container's are recomputed at restart.
     const auto persist = [&]() QRM_REQUIRES(mu_) {
-      return ledger_->Put(req.pod_uid(), req.container_name(),
-                          *state_.Find(req.pod_uid(), req.container_name()));
+      return ledger_->Put(
+          req.pod_uid(), req.container_name(),
+          WithCpus(layout_, state_.pools, *state_.Find(req.pod_uid(), req.container_name())));
     };
-    Status s = CommitOrUndo(persist, [&]() QRM_REQUIRES(mu_) {
-      if (new_pod) {
-        state_.pods.erase(pod);
-      } else {
-        pod->second.erase(req.container_name());
-      }
-    });
+    Status s = CommitOrUndo(
+        persist, [&]() QRM_REQUIRES(mu_) { state_.Erase(req.pod_uid(), req.container_name()); });
     if (!s.ok()) return s.WithContext(fmt::format("{}", sdk::RefOf(req)));
     const ContainerAllocation& placed = *state_.Find(req.pod_uid(), req.container_name());
-    out = AllocationInfo(layout_, placed);
+    out = AllocationInfo(layout_, state_.pools, placed);
     summary = fmt::format("{} cpuset {}{}; pools shared {} reclaimed {}",
-                          qos::QosLevelName(placed.level), placed.cpuset.ToString(),
+                          qos::QosLevelName(placed.level), out.allocation_result(),
                           placed.numa_bound() ? " numa " + placed.numa_nodes.ToString() : "",
                           state_.pools.shared.ToString(), state_.pools.reclaimed.ToString());
   }
@@ -235,11 +228,12 @@ Status CpuPlugin::RemovePod(const std::string& pod_uid) {
   {
     MutexLock lock(mu_);
     // Unknown pods succeed: the host removes every pod from every plugin, and retries.
-    auto it = state_.pods.find(pod_uid);
-    if (it == state_.pods.end()) return Status::Ok();
-    auto removed = state_.pods.extract(it);
+    PodAllocations removed = state_.TakePod(pod_uid);
+    if (removed.empty()) return Status::Ok();
     Status s = CommitOrUndo([&]() QRM_REQUIRES(mu_) { return ledger_->RemovePod(pod_uid); },
-                            [&]() QRM_REQUIRES(mu_) { state_.pods.insert(std::move(removed)); });
+                            [&]() QRM_REQUIRES(mu_) {
+                              for (auto& [name, c] : removed) state_.Put(pod_uid, name, c);
+                            });
     if (!s.ok()) return s.WithContext(fmt::format("pod={}: releasing its CPUs", pod_uid));
     summary =
         fmt::format("pools shared {} reclaimed {} dedicated {}", state_.pools.shared.ToString(),
@@ -252,10 +246,11 @@ Status CpuPlugin::RemovePod(const std::string& pod_uid) {
 StatusOr<pb::GetResourcesAllocationResponse> CpuPlugin::GetResourcesAllocation() {
   pb::GetResourcesAllocationResponse resp;
   MutexLock lock(mu_);
-  for (const auto& [uid, containers] : state_.pods) {
+  for (const auto& [uid, containers] : state_.pods()) {
     auto& by_name = *(*resp.mutable_pod_resources())[uid].mutable_container_resources();
     for (const auto& [name, c] : containers) {
-      (*by_name[name].mutable_resource_allocation())[kResourceName] = AllocationInfo(layout_, c);
+      (*by_name[name].mutable_resource_allocation())[kResourceName] =
+          AllocationInfo(layout_, state_.pools, c);
     }
   }
   return resp;
@@ -276,7 +271,7 @@ StatusOr<pb::GetTopologyAwareResourcesResponse> CpuPlugin::GetTopologyAwareResou
   auto* container = resp.mutable_container_topology_aware_resources();
   container->set_container_name(req.container_name());
   (*container->mutable_allocated_resources())[kResourceName] =
-      TopologyAwareCpus(layout_, c->cpuset);
+      TopologyAwareCpus(layout_, ContainerCpus(layout_, state_.pools, *c));
   return resp;
 }
 

@@ -20,20 +20,22 @@ pb::TopologyHint ToProtoHint(NumaMask nodes, bool preferred) {
   return hint;
 }
 
-pb::ResourceAllocationInfo AllocationInfo(const CpuLayout& layout, const ContainerAllocation& c) {
+pb::ResourceAllocationInfo AllocationInfo(const CpuLayout& layout, const CpuPools& pools,
+                                          const ContainerAllocation& c) {
+  const CpuSet cpus = ContainerCpus(layout, pools, c);
   pb::ResourceAllocationInfo info;
   info.set_oci_property_name(kOciCpusetCpus);
   // The kubelet reports CPU capacity itself; only extended resources are node resources.
   info.set_is_node_resource(false);
   info.set_is_scalar_resource(true);
-  info.set_allocated_quantity(c.cpuset.Size());
+  info.set_allocated_quantity(cpus.Size());
   // The level the container was admitted at (a pod role resolves to one): the container and
   // operators' tools (qrmctl) see it without knowing the role table.
   (*info.mutable_annotations())[kQosLevelAnnotation] = std::string(qos::QosLevelName(c.level));
-  info.set_allocation_result(c.cpuset.ToString());
+  info.set_allocation_result(cpus.ToString());
   if (c.numa_bound()) *info.mutable_resource_hints()->add_hints() = ToProtoHint(c.numa_nodes, true);
-  for (const auto& [node, cpus] : layout.node_cpus()) {
-    const int n = cpus.Intersection(c.cpuset).Size();
+  for (const auto& [node, node_cpus] : layout.node_cpus()) {
+    const int n = node_cpus.Intersection(cpus).Size();
     if (n > 0) (*info.mutable_topology_assignments())[static_cast<uint64_t>(node)] = n;
   }
   return info;

@@ -20,9 +20,11 @@ inline constexpr const char* kOciCpusetCpus = "CpusetCpus";
 pb::TopologyHint ToProtoHint(NumaMask nodes, bool preferred);
 
 // A container's allocation as the host stores and applies it: oci_property_name CpusetCpus,
-// scalar, allocated_quantity = the CPUs in its cpuset, topology_assignments per NUMA node and,
-// for NUMA-bound containers, its nodes as the (preferred) resource hint.
-pb::ResourceAllocationInfo AllocationInfo(const CpuLayout& layout, const ContainerAllocation& c);
+// scalar, allocated_quantity = the CPUs it runs on under `pools` (ContainerCpus),
+// topology_assignments per NUMA node and, for NUMA-bound containers, its nodes as the
+// (preferred) resource hint.
+pb::ResourceAllocationInfo AllocationInfo(const CpuLayout& layout, const CpuPools& pools,
+                                          const ContainerAllocation& c);
 
 // Per-NUMA CPU counts of `cpus` (nodes it does not touch are left out).
 pb::TopologyAwareResource TopologyAwareCpus(const CpuLayout& layout, const CpuSet& cpus);

@@ -2,37 +2,67 @@
 
 namespace qrm::cpu {
 
+CpuState::CpuState(const Pods& pods) {
+  for (const auto& [uid, containers] : pods) {
+    for (const auto& [name, c] : containers) Put(uid, name, c);
+  }
+}
+
 const ContainerAllocation* CpuState::Find(const std::string& pod_uid,
                                           const std::string& container) const {
-  auto pod = pods.find(pod_uid);
-  if (pod == pods.end()) return nullptr;
+  auto pod = pods_.find(pod_uid);
+  if (pod == pods_.end()) return nullptr;
   auto c = pod->second.find(container);
   return c == pod->second.end() ? nullptr : &c->second;
 }
 
-CpuSet CpuState::DedicatedCpus() const {
-  CpuSet cpus;
-  for (const auto& [uid, containers] : pods) {
-    for (const auto& [name, c] : containers) {
-      if (c.dedicated()) cpus = cpus.Union(c.cpuset);
-    }
-  }
-  return cpus;
+void CpuState::Put(const std::string& pod_uid, const std::string& container,
+                   ContainerAllocation c) {
+  if (!c.dedicated()) c.cpuset = CpuSet();
+  PodAllocations& pod = pods_[pod_uid];
+  auto [it, inserted] = pod.try_emplace(container);
+  if (!inserted) Unindex(pod_uid, container, it->second);
+  it->second = std::move(c);
+  Index(pod_uid, container, it->second);
 }
 
-int CpuState::ContainerCount() const {
-  int n = 0;
-  for (const auto& [uid, containers] : pods) n += static_cast<int>(containers.size());
-  return n;
+void CpuState::Erase(const std::string& pod_uid, const std::string& container) {
+  auto pod = pods_.find(pod_uid);
+  if (pod == pods_.end()) return;
+  auto c = pod->second.find(container);
+  if (c == pod->second.end()) return;
+  Unindex(pod_uid, container, c->second);
+  pod->second.erase(c);
+  if (pod->second.empty()) pods_.erase(pod);
 }
 
-bool CpuState::HasReclaimed() const {
-  for (const auto& [uid, containers] : pods) {
-    for (const auto& [name, c] : containers) {
-      if (c.level == qos::QosLevel::kReclaimed) return true;
-    }
-  }
-  return false;
+PodAllocations CpuState::TakePod(const std::string& pod_uid) {
+  auto pod = pods_.find(pod_uid);
+  if (pod == pods_.end()) return {};
+  PodAllocations taken = std::move(pod->second);
+  pods_.erase(pod);
+  for (const auto& [name, c] : taken) Unindex(pod_uid, name, c);
+  return taken;
+}
+
+void CpuState::Index(const std::string& pod_uid, const std::string& container,
+                     const ContainerAllocation& c) {
+  ++container_count_;
+  if (c.level == qos::QosLevel::kReclaimed) ++reclaimed_count_;
+  if (!c.dedicated()) return;
+  dedicated_cpus_ = dedicated_cpus_.Union(c.cpuset);
+  if (c.numa_bound()) bound_dedicated_.emplace(pod_uid, container);
+}
+
+void CpuState::Unindex(const std::string& pod_uid, const std::string& container,
+                       const ContainerAllocation& c) {
+  --container_count_;
+  if (c.level == qos::QosLevel::kReclaimed) --reclaimed_count_;
+  if (!c.dedicated()) return;
+  // Dedicated CPUs have one owner (the ledger's check refuses a file where they do not), so
+  // taking this container's CPUs out of the union leaves every other owner's in it.
+  dedicated_cpus_ = dedicated_cpus_.Difference(c.cpuset);
+  bound_dedicated_.erase({pod_uid, container});
 }
 
 int CpuState::KeepFree() const {
@@ -57,8 +87,8 @@ const CpuSet* WholePool(const CpuPools& pools, const ContainerAllocation& c) {
 
 }  // namespace
 
-CpuSet PoolCpusFor(const CpuLayout& layout, const CpuPools& pools,
-                   const ContainerAllocation& container) {
+CpuSet ContainerCpus(const CpuLayout& layout, const CpuPools& pools,
+                     const ContainerAllocation& container) {
   if (container.dedicated()) return container.cpuset;
   if (const CpuSet* pool = WholePool(pools, container)) return *pool;
   // A NUMA-bound shared container: memory is bound to these nodes, and running on their shared
@@ -68,25 +98,20 @@ CpuSet PoolCpusFor(const CpuLayout& layout, const CpuPools& pools,
   return local.Empty() ? pools.shared : local;
 }
 
+ContainerAllocation WithCpus(const CpuLayout& layout, const CpuPools& pools,
+                             ContainerAllocation container) {
+  container.cpuset = ContainerCpus(layout, pools, container);
+  return container;
+}
+
 Status RefreshPools(const CpuLayout& layout, const CpuSet& reserved, CpuState* state) {
-  const CpuSet dedicated = state->DedicatedCpus();
+  const CpuSet& dedicated = state->DedicatedCpus();
   const int size = state->reclaimed_size == kReclaimedAuto
                        ? AutoReclaimedSize(layout, reserved, dedicated, state->HasReclaimed())
                        : state->reclaimed_size;
   StatusOr<CpuPools> pools = ComputePools(layout, reserved, dedicated, size);
   if (!pools.ok()) return pools.status();
   state->pools = std::move(*pools);
-  for (auto& [uid, containers] : state->pods) {
-    for (auto& [name, c] : containers) {
-      if (c.dedicated()) continue;
-      // Most containers keep their pool: comparing is cheaper than copying.
-      if (const CpuSet* pool = WholePool(state->pools, c)) {
-        if (*pool != c.cpuset) c.cpuset = *pool;
-      } else {
-        c.cpuset = PoolCpusFor(layout, state->pools, c);
-      }
-    }
-  }
   return Status::Ok();
 }
 

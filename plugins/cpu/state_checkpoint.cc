@@ -72,7 +72,7 @@ class Decoder {
           }
           dedicated = dedicated.Union(entry->cpuset);
         }
-        state.pods[uid][name] = std::move(*entry);
+        state.Put(uid, name, std::move(*entry));
       }
     }
     return state;
@@ -222,7 +222,7 @@ rapidjson::Document EncodeState(const CpuLayout& layout, const CpuState& state) 
     return str(cpus.ToString());
   };
   Value pods(rapidjson::kObjectType);
-  for (const auto& [uid, containers] : state.pods) {
+  for (const auto& [uid, containers] : state.pods()) {
     Value pod(rapidjson::kObjectType);
     for (const auto& [name, c] : containers) {
       Value e(rapidjson::kObjectType);
@@ -230,7 +230,7 @@ rapidjson::Document EncodeState(const CpuLayout& layout, const CpuState& state) 
       e.AddMember("pod_name", ref(c.pod_name), a);
       e.AddMember("qos_level", ref(qos::QosLevelName(c.level)), a);
       e.AddMember("request_milli", Value(static_cast<int64_t>(c.request_milli)), a);
-      e.AddMember("cpuset", cpuset_text(c.cpuset), a);
+      e.AddMember("cpuset", cpuset_text(ContainerCpus(layout, p, c)), a);
       if (!c.role.empty()) e.AddMember("role", ref(c.role), a);
       if (c.numa_binding) e.AddMember("numa_binding", Value(true), a);
       if (c.numa_exclusive) e.AddMember("numa_exclusive", Value(true), a);

@@ -39,8 +39,9 @@ inline constexpr uint32_t kStateVersion = 1;
 rapidjson::Document EncodeState(const CpuLayout& layout, const CpuState& state);
 
 // Decodes pod_entries and pools of a checkpoint written on `layout` (the returned state's pools
-// are not computed yet). kFailedPrecondition when "machine" differs from `layout`, with the
-// operator's way out; kDataLoss naming `path` and the entry for anything malformed.
+// are not computed yet; pool containers' cpusets are dropped, as CpuState does).
+// kFailedPrecondition when "machine" differs from `layout`, with the operator's way out; kDataLoss
+// naming `path` and the entry for anything malformed.
 StatusOr<CpuState> DecodeState(const rapidjson::Value& data, const CpuLayout& layout,
                                const std::string& path);
 

@@ -2,7 +2,9 @@
 // the plugin's state is checked against invariants, and every hint list against an independent
 // enumeration computed from the plugin's public state.
 #include <cmath>
+#include <map>
 #include <random>
+#include <set>
 
 #include "tests/unit/plugins/cpu/cpu_test_util.h"
 
@@ -40,7 +42,13 @@ class Oracle {
   // The hint list the rules in hints.h call for, as HintText would print it.
   std::string ExpectedHints(const CpuState& state, int cpus, const qos::QosRequirement& qos) {
     const CpuSet allocatable = layout_.online().Difference(plugin_.reserved());
-    const CpuSet free = allocatable.Difference(state.DedicatedCpus());
+    CpuSet dedicated;  // recounted: the state's own index is under test
+    for (const auto& [uid, containers] : state.pods()) {
+      for (const auto& [name, c] : containers) {
+        if (c.dedicated()) dedicated = dedicated.Union(c.cpuset);
+      }
+    }
+    const CpuSet free = allocatable.Difference(dedicated);
     std::vector<std::pair<NumaMask, bool>> hints;
     int min_capacity_width = static_cast<int>(layout_.cpu_nodes().size());
     for (NumaMask set : NodeSets()) {
@@ -54,7 +62,7 @@ class Oracle {
           takes = cpus_there.Intersection(allocatable).Size();
           ok = ok && free_there == cpus_there.Intersection(allocatable);
         }
-        for (const auto& [uid, containers] : state.pods) {
+        for (const auto& [uid, containers] : state.pods()) {
           for (const auto& [name, c] : containers) {
             if (!c.dedicated() || !c.numa_bound() || c.numa_nodes.And(set).empty()) continue;
             if (c.numa_exclusive || qos.numa_exclusive || roles_.AntiAffine(qos.role, c.role)) {
@@ -117,8 +125,16 @@ void CheckInvariants(const CpuPlugin& plugin, const qos::RoleTable& roles) {
 
   CpuSet dedicated;
   std::vector<std::pair<std::string, const ContainerAllocation*>> bound;
-  for (const auto& [uid, containers] : state.pods) {
+  std::set<CpuState::ContainerKey> bound_keys;
+  int count = 0;
+  bool any_reclaimed = false;
+  // What each pool container must be reported on: its pool (the NUMA-bound shared ones are
+  // checked against their nodes below).
+  std::map<CpuState::ContainerKey, CpuSet> pool_of;
+  for (const auto& [uid, containers] : state.pods()) {
     for (const auto& [name, c] : containers) {
+      ++count;
+      any_reclaimed = any_reclaimed || c.level == qos::QosLevel::kReclaimed;
       INFO(uid << "/" << name << " cpuset " << c.cpuset << " level " << qos::QosLevelName(c.level));
       switch (c.level) {
         case qos::QosLevel::kDedicated: {
@@ -133,16 +149,32 @@ void CheckInvariants(const CpuPlugin& plugin, const qos::RoleTable& roles) {
           if (c.numa_bound()) {
             CHECK(c.cpuset.IsSubsetOf(layout.MaskCpus(c.numa_nodes)));
             bound.emplace_back(c.role, &c);
+            bound_keys.emplace(uid, name);
           }
           break;
         }
-        case qos::QosLevel::kShared: CHECK(c.cpuset == pools.shared); break;
-        case qos::QosLevel::kReclaimed: CHECK(c.cpuset == pools.reclaimed); break;
-        case qos::QosLevel::kSystem: CHECK(c.cpuset == pools.reserved); break;
+        // Pool containers hold no CPUs of their own: they run on their pool.
+        case qos::QosLevel::kShared:
+          CHECK(c.cpuset.Empty());
+          if (!c.numa_bound()) pool_of[{uid, name}] = pools.shared;
+          break;
+        case qos::QosLevel::kReclaimed:
+          CHECK(c.cpuset.Empty());
+          pool_of[{uid, name}] = pools.reclaimed;
+          break;
+        case qos::QosLevel::kSystem:
+          CHECK(c.cpuset.Empty());
+          pool_of[{uid, name}] = pools.reserved;
+          break;
       }
     }
   }
   CHECK(dedicated == pools.dedicated);
+  // The state's indexes agree with a recount.
+  CHECK(state.DedicatedCpus() == dedicated);
+  CHECK(state.ContainerCount() == count);
+  CHECK(state.HasReclaimed() == any_reclaimed);
+  CHECK(state.BoundDedicated() == bound_keys);
   // NUMA-bound containers sharing a node: neither exclusive, roles not anti-affine.
   for (size_t i = 0; i < bound.size(); ++i) {
     for (size_t j = i + 1; j < bound.size(); ++j) {
@@ -163,7 +195,17 @@ void CheckInvariants(const CpuPlugin& plugin, const qos::RoleTable& roles) {
       ++reported_count;
       const ContainerAllocation* c = state.Find(uid, name);
       REQUIRE(c != nullptr);
-      CHECK(alloc.resource_allocation().at("cpu").allocation_result() == c->cpuset.ToString());
+      const std::string result = alloc.resource_allocation().at("cpu").allocation_result();
+      INFO(uid << "/" << name << " reported " << result);
+      if (c->dedicated()) {
+        CHECK(result == c->cpuset.ToString());
+      } else if (const auto pool = pool_of.find({uid, name}); pool != pool_of.end()) {
+        CHECK(result == pool->second.ToString());
+      } else {
+        // NUMA-bound shared: the shared CPUs of its nodes, or the whole pool if none are left.
+        const CpuSet local = pools.shared.Intersection(layout.MaskCpus(c->numa_nodes));
+        CHECK(result == (local.Empty() ? pools.shared : local).ToString());
+      }
     }
   }
   CHECK(reported_count == state.ContainerCount());
