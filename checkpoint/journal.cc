@@ -159,6 +159,14 @@ StatusOr<std::unique_ptr<JournalWriter>> JournalWriter::Continue(const std::stri
 }
 
 Status JournalWriter::Append(const rapidjson::Value& record) {
+  return AppendRecord(record, options_.sync);
+}
+
+Status JournalWriter::AppendDurably(const rapidjson::Value& record) {
+  return AppendRecord(record, true);
+}
+
+Status JournalWriter::AppendRecord(const rapidjson::Value& record, bool sync) {
   if (broken_) {
     return FailedPreconditionError(
         fmt::format("journal {}: an earlier append could not be undone; start a new one", path_));
@@ -174,8 +182,10 @@ Status JournalWriter::Append(const rapidjson::Value& record) {
   }
   Status s = RunHook(options_, JournalStep::kAppend);
   if (s.ok()) s = file_io::WriteAll(fd_, *line, path_);
-  if (s.ok()) s = RunHook(options_, JournalStep::kSync);
-  if (s.ok() && ::fdatasync(fd_) != 0) s = ErrnoError(errno, "fdatasync", path_);
+  if (s.ok() && sync) {
+    s = RunHook(options_, JournalStep::kSync);
+    if (s.ok() && ::fdatasync(fd_) != 0) s = ErrnoError(errno, "fdatasync", path_);
+  }
   if (!s.ok()) {
     // The record may be partly or wholly on disk: take it back so a restart cannot apply a
     // change the owner reported as failed.

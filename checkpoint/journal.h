@@ -21,7 +21,8 @@
 // Reading (ReadJournal) tells a torn append from corruption:
 //   - the last line without its newline, failing its checksum, or NUL bytes after the last
 //     newline: an append a crash interrupted. Its change was never acknowledged (Append
-//     returns only after fdatasync), so the line is dropped and Continue cuts it off;
+//     returns only after fdatasync), so the line is dropped and Continue cuts it off (without
+//     JournalOptions::sync, a machine crash may also drop acknowledged records from the end);
 //   - any earlier line that fails its checksum or is not a JSON object: kDataLoss naming the
 //     line. Records after it cannot be trusted to apply to what came before.
 //
@@ -49,6 +50,11 @@ using JournalFaultHook = std::function<Status(JournalStep)>;
 
 struct JournalOptions {
   mode_t file_mode = 0600;
+  // Whether Append returns only once the record is durable (fdatasync), or once it is in the
+  // page cache: then it survives a crash of the process but not of the machine, and the owner
+  // must be able to recover a lost tail some other way (a plugin ledger: the host replays,
+  // docs/checkpoint-format.md). AppendDurably is always durable.
+  bool sync = true;
   JournalFaultHook fault_hook;
 };
 
@@ -81,11 +87,14 @@ class JournalWriter {
   JournalWriter& operator=(const JournalWriter&) = delete;
 
   // Appends `record` (a JSON object without floating-point numbers) and returns once it is
-  // durable. On failure the writer cuts the file back to its last good length; if even that
-  // fails, or the file was removed under the writer, it is broken (broken(); every later
-  // Append fails) and the owner must Start a new journal of a new generation, which discards
-  // whatever this one holds.
+  // durable (or, without JournalOptions::sync, written to the file). On failure the writer
+  // cuts the file back to its last good length; if even that fails, or the file was removed
+  // under the writer, it is broken (broken(); every later Append fails) and the owner must
+  // Start a new journal of a new generation, which discards whatever this one holds.
   Status Append(const rapidjson::Value& record);
+  // Append, durable whatever JournalOptions::sync says (with it, the records before this one
+  // become durable too).
+  Status AppendDurably(const rapidjson::Value& record);
 
   const std::string& path() const { return path_; }
   uint64_t generation() const { return generation_; }
@@ -96,6 +105,7 @@ class JournalWriter {
  private:
   JournalWriter(std::string path, int fd, uint64_t generation, uint64_t records, uint64_t bytes,
                 JournalOptions options);
+  Status AppendRecord(const rapidjson::Value& record, bool sync);
 
   std::string path_;
   int fd_;

@@ -241,6 +241,8 @@ class TestPlugin final : public sdk::ResourcePlugin {
     sdk::LedgerOptions options;
     options.path = config_.state;
     options.component = "test-plugin";
+    // As the bundled plugins by default (--state-sync host-replays): the host under test replays.
+    options.journal_write.sync = false;
     auto opened = sdk::PodLedger<Entry>::Open(options);
     if (!opened.ok()) {
       std::fprintf(stderr, "qrm-test-plugin: %s\n", opened.status().ToString().c_str());

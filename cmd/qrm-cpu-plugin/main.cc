@@ -68,6 +68,7 @@ po::options_description Describe(Flags& f) {
 void TakeProcessFlags(Flags& f) {
   f.plugin.state_dir = f.process.state_dir;
   f.plugin.reset_state = f.process.reset_state;
+  f.plugin.journal_options.sync = f.process.journal.sync;
   f.plugin.roles_json = f.process.roles_json;
   f.plugin.roles_file = f.process.roles_file;
   f.process.discovery.discover_nics = false;

@@ -63,6 +63,7 @@ int main(int argc, char** argv) {
   config.roles = flags.roles;
   config.state_dir = flags.state_dir;
   config.reset_state = flags.reset_state;
+  config.journal_options.sync = flags.journal.sync;
 
   auto log = qrm::Logger("memory-plugin");
   flags.discovery.discover_nics = false;  // not ours

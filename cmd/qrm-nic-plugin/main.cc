@@ -75,6 +75,7 @@ qrm::Status FinishFlags(Flags& f) {
   f.config.roles = f.process.roles;
   f.config.state_dir = f.process.state_dir;
   f.config.reset_state = f.process.reset_state;
+  f.config.journal_options.sync = f.process.journal.sync;
   QRM_ASSIGN_OR_RETURN(f.config.allowlist, qrm::nic::ParseNicAllowlist(f.allowlist));
   f.process.discovery.discover_nics = true;
   return f.config.Validate();

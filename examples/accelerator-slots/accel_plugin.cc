@@ -320,6 +320,7 @@ Status AccelPlugin::Restore() {
   options.version = kStateVersion;
   options.oldest_version = 1;  // read once through UpgradeVersion1
   options.reset_state = config_.reset_state;
+  options.journal_write.sync = config_.state_sync;
   // Take back every container's slots. A record that no longer fits (the plugin now runs
   // with fewer nodes or slots than when it handed them out) stops the start: the slots may
   // be in use.

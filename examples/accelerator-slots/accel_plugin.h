@@ -43,6 +43,8 @@ struct AccelConfig {
   // --reset-state: set aside a state file that holds slots the configuration no longer has
   // (and start empty) instead of refusing to start.
   bool reset_state = false;
+  // --state-sync every-change: fdatasync each change before answering (sdk/pod_ledger.h).
+  bool state_sync = false;
 };
 
 class AccelPlugin final : public sdk::ResourcePlugin {

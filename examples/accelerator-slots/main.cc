@@ -91,6 +91,7 @@ int main(int argc, char** argv) {
   config.numa_nodes = *nodes;
   config.state_path = flags.process.state_dir + "/" + qrm::example::kStateFileName;
   config.reset_state = flags.process.reset_state;
+  config.state_sync = flags.process.journal.sync;
   auto log = qrm::Logger("accel-slots");
   // Earlier versions kept the state file in the plugin directory by default.
   const std::string legacy = flags.process.server.plugin_dir + "/" + qrm::example::kStateFileName;

@@ -22,6 +22,10 @@ void PluginFlags::Add(po::options_description& desc) {
   add("state-dir", po::value(&state_dir)->default_value(defaults_.state_dir),
       "directory of the plugin's state files (a snapshot and its journal)");
   add("reset-state", po::bool_switch(&reset_state), defaults_.reset_state_help.c_str());
+  add("state-sync", po::value(&state_sync)->default_value(kStateSyncHostReplays),
+      "host-replays: each change reaches the state file before the answer, survives a plugin "
+      "crash, and what a machine crash loses qrm-host replays; every-change: each change is "
+      "also fdatasync'ed before the answer (for a host that does not replay)");
   add("log-level", po::value(&log_level)->default_value("info"),
       "trace, debug, info, warn, error, critical or off");
   add("log-format", po::value(&log_format)->default_value("text"), "text or json");
@@ -51,6 +55,14 @@ Status PluginFlags::Finish() {
   if (!ConfigureLogging(log_level, log_format)) {
     return InvalidArgumentError(
         fmt::format("--log-format {}: expected text or json", Quote(log_format)));
+  }
+  if (state_sync == kStateSyncEveryChange) {
+    journal.sync = true;
+  } else if (state_sync == kStateSyncHostReplays) {
+    journal.sync = false;
+  } else {
+    return InvalidArgumentError(fmt::format("--state-sync {}: expected {} or {}", Quote(state_sync),
+                                            kStateSyncHostReplays, kStateSyncEveryChange));
   }
   server.register_with_host = !no_register_;
   if (defaults_.roles) {

@@ -3,7 +3,7 @@
 // (docs/configuration.md):
 //
 //   --plugin-dir --socket-name --no-register --metrics-address   where it serves and registers
-//   --state-dir --reset-state                                     where its state lives
+//   --state-dir --reset-state --state-sync                        where its state lives
 //   --log-level --log-format                                      how it logs
 //   --sysfs-root --procfs-root --netns-dir                        what machine discovery reads
 //   --roles --roles-file                                          the QoS role table
@@ -21,12 +21,17 @@
 
 #include <boost/program_options.hpp>
 
+#include "checkpoint/journal.h"
 #include "common/status.h"
 #include "machine/discovery.h"
 #include "plugins/sdk/plugin_server.h"
 #include "qos/qos_requirement.h"
 
 namespace qrm::sdk {
+
+// --state-sync's values (pod_ledger.h, "Durability").
+inline constexpr const char* kStateSyncHostReplays = "host-replays";
+inline constexpr const char* kStateSyncEveryChange = "every-change";
 
 // What differs between plugins.
 struct PluginFlagDefaults {
@@ -43,14 +48,17 @@ class PluginFlags {
 
   // Declares the flags in `desc`; their targets are the members below.
   void Add(boost::program_options::options_description& desc);
-  // After config::Parse: configures logging and loads the role table. kInvalidArgument naming
-  // the flag and its value (an unknown log level, a malformed or unreadable role table).
+  // After config::Parse: configures logging, loads the role table and sets journal.sync.
+  // kInvalidArgument naming the flag and its value (an unknown log level or --state-sync, a
+  // malformed or unreadable role table).
   Status Finish();
 
   PluginServerOptions server;
   machine::DiscoveryOptions discovery;
   std::string state_dir;
   bool reset_state = false;
+  std::string state_sync;
+  checkpoint::JournalOptions journal;  // sync set by Finish from --state-sync
   std::string log_level = "info";
   std::string log_format = "text";
   std::string roles_json;

@@ -229,14 +229,17 @@ Status LedgerStore::Set(const std::string& key, const std::string& value) {
   record.AddMember("op", "set", a);
   record.AddMember("key", Text(key, a), a);
   record.AddMember("value", Text(value, a), a);
-  return Record(record, [&] { ledger_.settings[key] = value; });
+  // Settings change rarely and are no container's record: the host cannot replay them, so
+  // they are durable before Set returns whatever the journal's sync option.
+  return Record(
+      record, [&] { ledger_.settings[key] = value; }, true);
 }
 
-Status LedgerStore::Record(const Value& record, const std::function<void()>& apply) {
+Status LedgerStore::Record(const Value& record, const std::function<void()>& apply, bool durable) {
   // A journal that failed to start, or that could not take back a failed append, is replaced
   // first: the snapshot of what is held now makes whatever it contains stale.
   Status written = !journal_ || journal_->broken() ? WriteSnapshot() : Status::Ok();
-  if (written.ok()) written = journal_->Append(record);
+  if (written.ok()) written = durable ? journal_->AppendDurably(record) : journal_->Append(record);
   if (!written.ok()) {
     // The plugin's own record of why; the host logs the refused call. A full or read-only
     // disk is the operator's to fix.

@@ -15,9 +15,14 @@
 //   ... opened.contents.pods: what the plugin held before it stopped ...
 //   QRM_RETURN_IF_ERROR(opened.ledger->Put(uid, container, slots));   // before answering
 //
-// Durability. Put, RemovePod and Set return once the change is on disk: each appends one
-// checksummed record to a journal (<path>.journal, checkpoint/journal.h) with one write and
-// one fdatasync, whatever the number of containers held. When the journal holds more
+// Durability. Put, RemovePod and Set each append one checksummed record to a journal
+// (<path>.journal, checkpoint/journal.h) with one write, whatever the number of containers
+// held. Set returns once its record is on disk (one fdatasync); Put and RemovePod do too with
+// journal_write.sync (the default of JournalOptions, for a host that does not replay), and
+// without it return once the record is in the file: that survives a crash of the plugin, and
+// what a machine crash takes from the journal's end, qrm-host gives back (it replays every
+// admitted allocation a registering plugin lacks and releases what it holds for pods that are
+// gone). The plugins' --state-sync flag chooses (plugin_flags.h). When the journal holds more
 // records than the ledger has containers (and at least compact_after), the ledger writes a
 // snapshot (<path>, a checkpoint file) and starts a new journal: the cost per change stays
 // constant and the files stay proportional to what is held. What survives what is stated in
@@ -103,7 +108,10 @@ class LedgerStore {
  private:
   explicit LedgerStore(LedgerOptions options) : options_(std::move(options)) {}
   // Applies one change in memory once its record is durable; compacts when due.
-  Status Record(const rapidjson::Value& record, const std::function<void()>& apply);
+  // Appends `record` (durably whatever the journal's sync option says when `durable`), then
+  // applies the change in memory with `apply`.
+  Status Record(const rapidjson::Value& record, const std::function<void()>& apply,
+                bool durable = false);
 
   LedgerOptions options_;
   EncodedLedger ledger_;

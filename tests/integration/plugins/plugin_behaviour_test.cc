@@ -1,12 +1,15 @@
 // The real plugins behind the host on other machine shapes: rejection under
 // single-numa-node, bad input reaching the kubelet as a clear error with nothing kept, and a
-// plugin killed with SIGKILL coming back with the same state.
+// plugin killed with SIGKILL coming back with the same state, and one whose journal lost its
+// last records in a machine crash (--state-sync host-replays) given them back by the host.
+#include <filesystem>
 #include <set>
 
 #include <catch2/catch.hpp>
 #include <signal.h>
 
 #include "common/cpu_set.h"
+#include "plugins/sdk/pod_ledger.h"
 #include "tests/integration/plugins/doc_machine_fixture.h"
 
 namespace qrm::host::testing {
@@ -142,6 +145,80 @@ TEST_CASE("a CPU plugin killed with SIGKILL restarts with its state: same answer
     CHECK_FALSE(cpus.Overlaps(before));
     before = before.Union(cpus);
   }
+}
+
+TEST_CASE("what a machine crash takes from a CPU plugin's journal, the host gives back") {
+  // The plugins' default --state-sync host-replays answers once a change is in the journal
+  // file, before fdatasync: a machine crash may take the journal's last records. The host's
+  // own checkpoint is durable before it answers the kubelet, and it replays what a
+  // registering plugin lacks and releases what it holds for pods that are gone.
+  DocMachineFixture f(::qrm::machine::fake::FourBy32SmtShape());
+  Host& host = f.StartHost(f.DocOptions());
+  f.StartRealPlugin("cpu", {"--reserved-cpu-count", "4"});
+  REQUIRE(f.WaitRegistered("cpu"));
+  const std::string ledger = f.File("state-cpu") + "/cpu_plugin_state";
+  f.view().Set({"leaving", "kept-0", "kept-1", "lost-0", "lost-1"});
+  std::map<std::string, CpuSet> held;
+  for (const char* uid : {"leaving", "kept-0", "kept-1"}) {
+    auto r = host.admission().Admit(Dedicated(uid, 3, true));
+    REQUIRE(r.ok());
+    held[uid] = CpusOf(*r);
+  }
+  // What reached the disk before the crash: up to here.
+  const auto durable_bytes = std::filesystem::file_size(ledger + ".journal");
+  for (const char* uid : {"lost-0", "lost-1"}) {
+    auto r = host.admission().Admit(Dedicated(uid, 3, true));
+    REQUIRE(r.ok());
+    held[uid] = CpusOf(*r);
+  }
+  // "leaving" stops running; the tick releases it on the plugin (a record after the cut, too).
+  f.view().Set({"kept-0", "kept-1", "lost-0", "lost-1"});
+  auto collected = host.reconciler().RunOnce();
+  REQUIRE(collected.ok());
+  CHECK(collected->pods_collected == 1);
+  held.erase("leaving");
+
+  // The crash: the plugin dies, and its journal keeps only what had reached the disk.
+  const auto before_crash = host.registry().Find("cpu");
+  f.real_plugin("cpu").Kill(SIGKILL);
+  f.StopRealPlugin("cpu");
+  std::filesystem::resize_file(ledger + ".journal", durable_bytes);
+  {
+    auto lost = sdk::ReadLedger(ledger);
+    REQUIRE(lost.ok());
+    CHECK(lost->pods.count("leaving") == 1);  // released, but the release was lost
+    CHECK(lost->pods.count("lost-0") == 0);   // admitted, but the plugin forgot
+  }
+
+  f.StartRealPlugin("cpu", {"--reserved-cpu-count", "4"});
+  REQUIRE(WaitFor([&] {
+    auto e = host.registry().Find("cpu");
+    return e != nullptr && e != before_crash && !e->stopped();
+  }));
+  // Replayed at registration on the CPUs they had; the pod that is gone released by the tick.
+  f.applier().clear();
+  auto stats = host.reconciler().RunOnce();
+  REQUIRE(stats.ok());
+  CHECK(stats->resources_changed == 0);
+  CHECK(stats->orphans_released == 1);
+  CHECK(f.applier().calls().empty());
+  auto restored = sdk::ReadLedger(ledger);
+  REQUIRE(restored.ok());
+  std::set<std::string> pods;
+  for (const auto& [uid, containers] : restored->pods) pods.insert(uid);
+  CHECK(pods == std::set<std::string>{"kept-0", "kept-1", "lost-0", "lost-1"});
+  for (const auto& [uid, cpus] : held) {
+    INFO(uid);
+    CHECK(host.state().GetContainer(uid, "main")->resources.at("cpu").allocation_result() ==
+          cpus.ToString());
+  }
+  // Nobody's CPUs are handed out twice.
+  CpuSet taken;
+  for (const auto& [uid, cpus] : held) taken = taken.Union(cpus);
+  f.view().Set({"kept-0", "kept-1", "lost-0", "lost-1", "new"});
+  auto fresh = host.admission().Admit(Dedicated("new", 3, true));
+  REQUIRE(fresh.ok());
+  CHECK_FALSE(CpusOf(*fresh).Overlaps(taken));
 }
 
 }  // namespace

@@ -150,6 +150,36 @@ TEST_CASE("a failed append leaves no record behind", "[checkpoint][journal]") {
   }
 }
 
+TEST_CASE("without sync an append is written but not synced, and AppendDurably syncs",
+          "[checkpoint][journal]") {
+  TempDir dir;
+  std::vector<JournalStep> steps;
+  JournalOptions options;
+  options.sync = false;
+  options.fault_hook = [&steps](JournalStep step) {
+    steps.push_back(step);
+    return Status::Ok();
+  };
+  const std::string path = dir.File("state.journal");
+  auto writer = JournalWriter::Start(path, 1, options);
+  REQUIRE(writer.ok());
+  REQUIRE((*writer)->Append(Json(R"({"n": 1})")).ok());
+  CHECK(steps == std::vector<JournalStep>{JournalStep::kAppend});
+  REQUIRE((*writer)->AppendDurably(Json(R"({"n": 2})")).ok());
+  CHECK(steps ==
+        std::vector<JournalStep>{JournalStep::kAppend, JournalStep::kAppend, JournalStep::kSync});
+  // In the file either way: a crash of the process loses neither.
+  auto read = ReadJournal(path);
+  REQUIRE(read.ok());
+  CHECK(Ns(*read) == std::vector<int64_t>{1, 2});
+  // A failed unsynced append is still taken back.
+  options.fault_hook = [](JournalStep) { return ResourceExhaustedError("disk full"); };
+  auto failing = JournalWriter::Continue(path, *read, options);
+  REQUIRE(failing.ok());
+  CHECK_FALSE((*failing)->Append(Json(R"({"n": 3})")).ok());
+  CHECK(ReadAll(path).size() == read->valid_bytes);
+}
+
 TEST_CASE("an append to a removed journal fails instead of vanishing", "[checkpoint][journal]") {
   TempDir dir;
   const std::string path = dir.File("state.journal");

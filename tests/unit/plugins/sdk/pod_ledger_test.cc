@@ -87,6 +87,33 @@ TEST_CASE("puts, removals and settings survive a restart", "[sdk][ledger]") {
   CHECK(opened.contents.settings.at("pool") == "6");
 }
 
+TEST_CASE("without journal sync only settings wait for fdatasync", "[sdk][ledger]") {
+  TempDir dir;
+  int syncs = 0;
+  LedgerOptions options = Options(dir);
+  options.compact_after = 1000;  // no snapshot in between
+  options.journal_write.sync = false;
+  options.journal_write.fault_hook = [&syncs](checkpoint::JournalStep s) {
+    if (s == checkpoint::JournalStep::kSync) ++syncs;
+    return Status::Ok();
+  };
+  {
+    auto opened = OpenOk(options);
+    REQUIRE(opened.ledger->Put("uid-a", "main", {2, "0"}).ok());
+    REQUIRE(opened.ledger->RemovePod("uid-a").ok());
+    REQUIRE(opened.ledger->Put("uid-b", "main", {1, "1"}).ok());
+    CHECK(syncs == 0);
+    // A setting is no container's: the host could not give it back.
+    REQUIRE(opened.ledger->Set("pool", "6").ok());
+    CHECK(syncs == 1);
+  }
+  // Everything written is read back (the process stopping loses nothing).
+  auto opened = OpenOk(Options(dir));
+  REQUIRE(opened.contents.pods.size() == 1);
+  CHECK(opened.contents.pods.at("uid-b").at("main") == Slots{1, "1"});
+  CHECK(opened.contents.settings.at("pool") == "6");
+}
+
 TEST_CASE("a ledger without a path keeps nothing on disk and accepts every change",
           "[sdk][ledger]") {
   TempDir dir;
