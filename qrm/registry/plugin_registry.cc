@@ -350,6 +350,14 @@ Status PluginRegistry::AcceptRegistration(const pb::RegisterRequest& request,
   {
     MutexLock lock(mu_);
     if (discovered_twice()) return Status::Ok();
+    // A plugin stopping while it registered (its socket removed after it answered): the
+    // removal event may have been handled already, and nothing would ever stop an endpoint
+    // published now. Checked under mu_, which the removal handler takes: a socket removed
+    // after this check stops the endpoint published here.
+    if (!IsSocket(*path)) {
+      return refuse(UnavailableError(
+          fmt::format("socket {} was removed while the plugin registered", *path)));
+    }
     endpoints_[request.resource_name()] = endpoint;
   }
   Logger("registry")

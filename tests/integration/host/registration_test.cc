@@ -1,11 +1,15 @@
 // Registration in both styles, refusals, stale sockets and dead plugins, with
 // real plugin processes.
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <grpcpp/grpcpp.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include "api/resourceplugin_v1alpha1.grpc.pb.h"
+#include "qrm/registry/plugin_registry.h"
+#include "qrm/registry/registration_validation.h"
 #include "tests/integration/host/host_fixture.h"
 
 namespace qrm::host::testing {
@@ -161,6 +165,41 @@ TEST_CASE("a restarted plugin replaces its stopped endpoint", "[registry]") {
     auto current = host.registry().Find("test.qrm.io/a");
     return current != nullptr && current != stopped && !current->stopped();
   }));
+}
+
+TEST_CASE("a plugin whose socket goes while it registers is not published", "[registry]") {
+  // The race a restarting plugin can run: it answers the dial-back, then removes its socket
+  // and stops before the endpoint is published. The removal event may already be handled,
+  // so nothing would ever stop an endpoint published after it.
+  HostFixture f;
+  f.StartPlugin("test.qrm.io/a", {"--no-register", "--socket", "a.sock"});
+  const std::string socket = f.plugin_dir() + "/a.sock";
+  REQUIRE(WaitFor([&] { return ::access(socket.c_str(), F_OK) == 0; }));
+  boost::asio::io_context io;
+  boost::asio::thread_pool workers(2);
+  RegistryOptions options = f.Options().registry;
+  PluginRegistry registry(options, io, workers);
+  bool remove_in_hook = true;
+  registry.SetRegistrationHook([&](const std::shared_ptr<PluginEndpoint>&) {
+    if (remove_in_hook) ::unlink(socket.c_str());
+  });
+  pb::RegisterRequest request;
+  request.set_version(std::string(kSupportedVersion));
+  request.set_resource_name("test.qrm.io/a");
+  request.set_endpoint("a.sock");
+  const Status refused = registry.AcceptRegistration(request, RegistrationStyle::kDirectoryWatcher);
+  CHECK(refused.code() == StatusCode::kUnavailable);
+  CHECK_THAT(refused.message(), Catch::Contains("was removed while the plugin registered"));
+  CHECK(registry.Find("test.qrm.io/a") == nullptr);
+
+  // The plugin back on its socket: registered as usual.
+  f.StopPlugin("test.qrm.io/a");
+  f.StartPlugin("test.qrm.io/a", {"--no-register", "--socket", "a.sock"});
+  REQUIRE(WaitFor([&] { return ::access(socket.c_str(), F_OK) == 0; }));
+  remove_in_hook = false;
+  REQUIRE(registry.AcceptRegistration(request, RegistrationStyle::kDirectoryWatcher).ok());
+  CHECK(registry.Find("test.qrm.io/a") != nullptr);
+  workers.join();
 }
 
 }  // namespace
