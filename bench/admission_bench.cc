@@ -2,12 +2,13 @@
 //
 // An in-process qrm::host::Host (as tests/integration/host/host_fixture.h starts it) and 3
 // qrm-test-plugin processes, each serving its own resource (test.qrm.io/r0..r2) and
-// persisting every Allocate durably (--state: the SDK's pod ledger, one journal append per
-// call, as every plugin built on the SDK). Every
+// recording every Allocate (--state: the SDK's pod ledger, one journal append per call, not
+// synced, as the bundled plugins' default --state-sync host-replays). Every
 // admission is a new pod (a unique uid) requesting all three resources, so each one really
 // runs: 3 GetTopologyHints in parallel, the merge, 3 Allocate in parallel (3 plugin
-// journal appends) and the host checkpoint write (the new pod's file). Pods are not
-// removed, so the host checkpoint grows to warm-up + N pod files, as on a node that fills up.
+// journal appends) and the host checkpoint's durable write (one record in its journal, then
+// the new pod's file, unsynced). Pods are not removed, so the host checkpoint grows to
+// warm-up + N pods, as on a node that fills up.
 //
 // In the same run and the same directory, interleaved with the admissions, the floor: one
 // durable 4 KiB write (checkpoint::Write: temp file, fsync, rename, fsync directory).
@@ -18,8 +19,8 @@
 //
 // Notes on stderr: the directories and their filesystems, the file sizes, and a breakdown
 // (the hints and Allocate RPCs, alone and fanned out to the 3 plugins as Admit does, and the
-// encode and write of one pod's host checkpoint file) to show where an admission's time
-// goes.
+// encode and durable write of one pod's checkpoint file, what a compaction writes) to show
+// where an admission's time goes.
 //
 // Usage: admission_bench [--only ID]... [--iterations N] [--warmup N] [--dir DIR]
 //                        [--tmpfs-dir DIR] [--keep]

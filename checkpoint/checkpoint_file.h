@@ -36,6 +36,11 @@ using FaultHook = std::function<Status(WriteStep)>;
 
 struct WriteOptions {
   mode_t file_mode = 0600;
+  // false: the file is still replaced atomically for readers (temp file, rename), but neither
+  // it nor the directory is fsynced (no kSyncTemp or kSyncDir step): a machine crash may leave
+  // the old file, the new one or a damaged one. Only for content that is durable elsewhere
+  // (the host's pod files, whose changes its journal holds: qrm/state/state_store.h).
+  bool sync = true;
   FaultHook fault_hook;
 };
 

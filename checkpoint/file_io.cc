@@ -45,8 +45,10 @@ StatusOr<int> ReplaceFile(const std::string& path, std::string_view content,
   if (::fchmod(fd, options.file_mode) != 0) return fail(ErrnoError(errno, "chmod", temp));
   if (Status s = hook(WriteStep::kWriteTemp); !s.ok()) return fail(s);
   if (Status s = WriteAll(fd, content, temp); !s.ok()) return fail(s);
-  if (Status s = hook(WriteStep::kSyncTemp); !s.ok()) return fail(s);
-  if (::fsync(fd) != 0) return fail(ErrnoError(errno, "fsync", temp));
+  if (options.sync) {
+    if (Status s = hook(WriteStep::kSyncTemp); !s.ok()) return fail(s);
+    if (::fsync(fd) != 0) return fail(ErrnoError(errno, "fsync", temp));
+  }
   // close() can report a deferred write error (NFS, quota): check it.
   if (!keep_open && ::close(closer.Release()) != 0) {
     return fail(ErrnoError(errno, "close", temp));
@@ -57,8 +59,10 @@ StatusOr<int> ReplaceFile(const std::string& path, std::string_view content,
   }
   // The new content is in place; a failed directory sync means its name may not
   // survive a power loss, so the caller must not treat the write as durable.
-  QRM_RETURN_IF_ERROR(hook(WriteStep::kSyncDir));
-  QRM_RETURN_IF_ERROR(SyncDirectory(parts.dir));
+  if (options.sync) {
+    QRM_RETURN_IF_ERROR(hook(WriteStep::kSyncDir));
+    QRM_RETURN_IF_ERROR(SyncDirectory(parts.dir));
+  }
   return keep_open ? closer.Release() : -1;
 }
 

@@ -199,4 +199,20 @@ Status JournalWriter::AppendRecord(const rapidjson::Value& record, bool sync) {
   return Status::Ok();
 }
 
+Status JournalWriter::Sync() const {
+  QRM_RETURN_IF_ERROR(RunHook(options_, JournalStep::kSync));
+  if (::fdatasync(fd_) != 0) return ErrnoError(errno, "fdatasync", path_);
+  return Status::Ok();
+}
+
+Status JournalWriter::TruncateTo(uint64_t bytes, uint64_t records) {
+  if (::ftruncate(fd_, static_cast<off_t>(bytes)) != 0 || ::fdatasync(fd_) != 0) {
+    broken_ = true;
+    return ErrnoError(errno, "truncate", path_);
+  }
+  bytes_ = bytes;
+  records_ = records;
+  return Status::Ok();
+}
+
 }  // namespace qrm::checkpoint

@@ -96,6 +96,13 @@ class JournalWriter {
   // become durable too).
   Status AppendDurably(const rapidjson::Value& record);
 
+  // Makes every record written so far durable (fdatasync). Touches only the descriptor, so
+  // it may run while another thread Appends (checkpoint/shared_journal.h relies on it).
+  Status Sync() const;
+  // Cuts the journal back to `bytes` holding `records` (records written after a Sync that
+  // failed), durably; on failure the writer is broken.
+  Status TruncateTo(uint64_t bytes, uint64_t records);
+
   const std::string& path() const { return path_; }
   uint64_t generation() const { return generation_; }
   uint64_t records() const { return records_; }  // appended, the header not counted

@@ -92,6 +92,16 @@ void Host::Stop() {
   if (heap_trimmer_) heap_trimmer_->Stop();
   if (registry_) registry_->Stop();
   if (workers_) workers_->join();
+  // Nothing mutates the checkpoint any more: its journal's changes go into the pod files, so a
+  // restart reads the files alone.
+  if (state_) {
+    if (Status s = state_->Compact(); !s.ok()) {
+      Logger("host")->warn(
+          "host checkpoint: compaction at stop failed (the journal keeps every "
+          "change): {}",
+          s.message());
+    }
+  }
 }
 
 Allocatable Host::AggregateAllocatable() {

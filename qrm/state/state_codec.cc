@@ -190,4 +190,49 @@ StatusOr<PodAllocation> DecodePod(const rapidjson::Value& data) {
   return pod;
 }
 
+namespace {
+
+constexpr const char* kPutOp = "put";
+constexpr const char* kRemoveOp = "remove_pod";
+
+}  // namespace
+
+StatusOr<rapidjson::Document> EncodePodRecord(const std::string& uid, const PodAllocation* pod) {
+  rapidjson::Document record(rapidjson::kObjectType);
+  auto& a = record.GetAllocator();
+  if (pod == nullptr) {
+    record.AddMember("op", rapidjson::StringRef(kRemoveOp), a);
+    record.AddMember("pod_uid", rapidjson::Value(uid.c_str(), a), a);
+    return record;
+  }
+  rapidjson::Document data;
+  QRM_RETURN_IF_ERROR(EncodePod(*pod, data));
+  record.AddMember("op", rapidjson::StringRef(kPutOp), a);
+  record.AddMember("pod", rapidjson::Value(data, a), a);
+  return record;
+}
+
+StatusOr<std::string> ApplyPodRecord(const rapidjson::Value& record, PodResources& pods) {
+  const auto op = record.FindMember("op");
+  const std::string_view name =
+      op != record.MemberEnd() && op->value.IsString() ? op->value.GetString() : "";
+  if (name == kRemoveOp) {
+    const auto uid = record.FindMember("pod_uid");
+    if (uid == record.MemberEnd() || !uid->value.IsString()) {
+      return DataLossError("remove_pod without a string pod_uid");
+    }
+    pods.erase(uid->value.GetString());
+    return std::string(uid->value.GetString());
+  }
+  const auto data = record.FindMember("pod");
+  if (name != kPutOp || data == record.MemberEnd() || !data->value.IsObject()) {
+    return DataLossError("neither {\"op\":\"put\",\"pod\":{...}} nor a remove_pod");
+  }
+  QRM_ASSIGN_OR_RETURN(PodAllocation pod, DecodePod(data->value));
+  for (auto& [container_name, container] : pod.containers) CacheResourceBytes(container);
+  const std::string uid = pod.uid;
+  pods[uid] = std::make_shared<const PodAllocation>(std::move(pod));
+  return uid;
+}
+
 }  // namespace qrm::host

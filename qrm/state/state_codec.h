@@ -2,6 +2,8 @@
 // Separate from StateStore so the format can be tested and reused (qrmctl) without files.
 #pragma once
 
+#include <string>
+
 #include <rapidjson/document.h>
 
 #include "common/status.h"
@@ -21,5 +23,14 @@ Status EncodePod(const PodAllocation& pod, rapidjson::Document& out);
 // version, or an older reader would silently drop them on its next write. The result's
 // resource_bytes caches are left empty.
 StatusOr<PodAllocation> DecodePod(const rapidjson::Value& data);
+
+// The host journal's record of pod `uid`'s new value ({"op":"put","pod":<EncodePod data>}), or
+// of its removal when `pod` is null ({"op":"remove_pod","pod_uid":uid}).
+StatusOr<rapidjson::Document> EncodePodRecord(const std::string& uid, const PodAllocation* pod);
+
+// Applies one host journal record to `pods` (with resource_bytes cached) and returns the uid
+// it changed. kDataLoss for a record qrm never writes (its checksum matched), naming what is
+// wrong; the uid is not checked as a file name (StateStore::ValidatePodUid).
+StatusOr<std::string> ApplyPodRecord(const rapidjson::Value& record, PodResources& pods);
 
 }  // namespace qrm::host

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/log.h"
 #include "common/metrics/metrics.h"
 #include "qrm/state/state_codec.h"
 
@@ -150,6 +151,34 @@ StatusOr<std::optional<PodAllocation>> LoadPodFile(const std::string& pods_dir,
   return std::optional<PodAllocation>(std::move(*pod));
 }
 
+// Runs task(0) .. task(n - 1) on up to `threads` threads (this one included): durable writes
+// mostly wait for the disk, and the filesystem commits concurrent ones together.
+template <typename Task>
+void RunInParallel(size_t n, size_t threads, const Task& task) {
+  threads = std::min(n, threads);
+  if (threads <= 1) {
+    for (size_t i = 0; i < n; ++i) task(i);
+    return;
+  }
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i = next++; i < n; i = next++) task(i);
+  };
+  std::vector<std::thread> helpers;
+  for (size_t t = 1; t < threads; ++t) helpers.emplace_back(worker);
+  worker();
+  for (std::thread& h : helpers) h.join();
+}
+
+void CountCorrupt(const char* file, size_t n) {
+  metrics::Default()
+      .GetCounter("qrm_checkpoint_corrupt_total",
+                  "Checkpoint files found corrupt or of an unsupported version at load, moved "
+                  "aside and rebuilt.",
+                  {{"file", file}})
+      .Inc(static_cast<double>(n));
+}
+
 }  // namespace
 
 StateStore::StateStore(std::string state_dir)
@@ -157,6 +186,10 @@ StateStore::StateStore(std::string state_dir)
 
 std::string StateStore::PodPath(const std::string& uid) const {
   return fmt::format("{}/{}{}", pods_dir_, uid, kSuffix);
+}
+
+std::string StateStore::JournalPath() const {
+  return state_dir_ + "/pods.journal";
 }
 
 Status StateStore::ValidatePodUid(const std::string& uid) {
@@ -187,6 +220,8 @@ Status StateStore::Load() {
   recovered_ = false;
   recovery_message_.clear();
   pods_.clear();
+  dirty_.clear();
+  journal_.reset();
 
   // The state directory itself first, 0700: only the directories above it are 0711.
   QRM_RETURN_IF_ERROR(EnsureDirectory(state_dir_));
@@ -210,21 +245,73 @@ Status StateStore::Load() {
     const std::string uid = pod->uid;
     pods.emplace(uid, std::make_shared<const PodAllocation>(std::move(*pod)));
   }
+  if (!corrupt.empty()) CountCorrupt("host", corrupt.size());
+  QRM_RETURN_IF_ERROR(LoadJournal(pods, corrupt));
   pods_ = std::move(pods);
   if (!corrupt.empty()) {
-    metrics::Default()
-        .GetCounter("qrm_checkpoint_corrupt_total",
-                    "Checkpoint files found corrupt or of an unsupported version at load, moved "
-                    "aside and rebuilt.",
-                    {{"file", "host"}})
-        .Inc(static_cast<double>(corrupt.size()));
     recovered_ = true;
-    recovery_message_ = fmt::format("{} corrupt pod file(s) left out:", corrupt.size());
+    recovery_message_ = fmt::format("{} corrupt pod file(s) or journal left out:", corrupt.size());
     for (const std::string& message : corrupt) recovery_message_ += " " + message + ";";
     recovery_message_.pop_back();
   }
   loaded_ = true;
   return Status::Ok();
+}
+
+Status StateStore::LoadJournal(PodResources& pods, std::vector<std::string>& corrupt) {
+  const std::string path = JournalPath();
+  StatusOr<checkpoint::JournalContents> read = checkpoint::ReadJournal(path);
+  if (!read.ok() && !checkpoint::IsMissing(read.status())) {
+    if (!checkpoint::IsCorrupt(read.status())) return read.status();
+    // Damage (not a torn append, which the reader drops): the pods it held are rebuilt.
+    QRM_ASSIGN_OR_RETURN(const std::string aside, MoveAside(path, "corrupt"));
+    corrupt.push_back(fmt::format("{}; moved aside to {}", read.status().message(), aside));
+    CountCorrupt("host-journal", 1);
+  }
+  std::unique_ptr<checkpoint::JournalWriter> writer;
+  if (read.ok()) {
+    for (size_t i = 0; i < read->records.size(); ++i) {
+      StatusOr<std::string> uid = ApplyPodRecord(read->records[i], pods);
+      if (uid.ok()) {
+        if (Status valid = ValidatePodUid(*uid); !valid.ok()) uid = DataLossError(valid.message());
+      }
+      if (!uid.ok()) {
+        return DataLossError(fmt::format(
+            "journal {}: record {}: {}; the journal is left in place (this is a qrm bug, not a "
+            "disk fault)",
+            path, i + 1, uid.status().message()));
+      }
+      dirty_.insert(*uid);
+    }
+    QRM_ASSIGN_OR_RETURN(writer,
+                         checkpoint::JournalWriter::Continue(path, *read, JournalOptions()));
+  } else {
+    QRM_ASSIGN_OR_RETURN(writer, checkpoint::JournalWriter::Start(path, 1, JournalOptions()));
+  }
+  journal_ = std::make_unique<checkpoint::SharedJournal>(std::move(writer));
+  // The files of the pods the journal holds may be stale or damaged: show what it says.
+  for (const std::string& uid : dirty_) {
+    const auto pod = pods.find(uid);
+    const Status s = SyncPodFile(uid, pod == pods.end() ? nullptr : pod->second.get(), false, {});
+    if (!s.ok()) {
+      Logger("state")->warn("pod={}: its file stays stale until compaction: {}", uid, s.message());
+    }
+  }
+  return Status::Ok();
+}
+
+checkpoint::JournalOptions StateStore::JournalOptions() {
+  checkpoint::JournalOptions options;
+  options.sync = false;  // SharedJournal syncs, for every writer at once
+  options.fault_hook = [this](checkpoint::JournalStep step) {
+    checkpoint::JournalFaultHook hook;
+    {
+      MutexLock lock(hook_mu_);
+      hook = journal_hook_;
+    }
+    return hook ? hook(step) : Status::Ok();
+  };
+  return options;
 }
 
 bool StateStore::recovered_from_corruption() const {
@@ -267,16 +354,30 @@ Status StateStore::CheckLoadedLocked() const {
       state_dir_));
 }
 
-Status StateStore::WritePodFile(const PodAllocation& pod, const checkpoint::FaultHook& hook) const {
+Status StateStore::SyncPodFile(const std::string& uid, const PodAllocation* pod, bool durable,
+                               const checkpoint::FaultHook& hook) const {
+  if (pod == nullptr) {
+    const std::string path = PodPath(uid);
+    if (hook) QRM_RETURN_IF_ERROR(hook(checkpoint::WriteStep::kRename));
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT) return ErrnoError(errno, "remove", path);
+    return Status::Ok();  // Compact syncs the directory once for all
+  }
   rapidjson::Document data;
-  QRM_RETURN_IF_ERROR(EncodePod(pod, data));
+  QRM_RETURN_IF_ERROR(EncodePod(*pod, data));
   checkpoint::WriteOptions options;
+  options.sync = durable;
   options.fault_hook = hook;
+  return checkpoint::Write(PodPath(uid), kVersion, data, options);
+}
+
+Status StateStore::AppendRecord(const std::string& uid,
+                                const std::shared_ptr<const PodAllocation>& next) {
+  QRM_ASSIGN_OR_RETURN(const rapidjson::Document record, EncodePodRecord(uid, next.get()));
   metrics::Stopwatch watch;
-  Status s = checkpoint::Write(PodPath(pod.uid), kVersion, data, options);
+  Status s = journal_->Append(record);
   metrics::Default()
       .GetHistogram("qrm_checkpoint_write_duration_seconds",
-                    "Durable writes of host checkpoint files (one pod each).")
+                    "Durable writes of the host checkpoint (one journal record per mutation).")
       .Observe(watch.Seconds());
   if (!s.ok()) {
     metrics::Default()
@@ -287,41 +388,86 @@ Status StateStore::WritePodFile(const PodAllocation& pod, const checkpoint::Faul
   return s;
 }
 
-Status StateStore::RemovePodFile(const std::string& uid, const checkpoint::FaultHook& hook) const {
-  const std::string path = PodPath(uid);
-  if (hook) QRM_RETURN_IF_ERROR(hook(checkpoint::WriteStep::kRename));
-  // ENOENT: a previous removal unlinked it but failed at the directory sync; sync again.
-  if (::unlink(path.c_str()) != 0 && errno != ENOENT) return ErrnoError(errno, "remove", path);
-  if (hook) QRM_RETURN_IF_ERROR(hook(checkpoint::WriteStep::kSyncDir));
-  return SyncDirectory(pods_dir_);
+bool StateStore::CompactionDue() const {
+  return journal_->records() >= std::max<uint64_t>(kCompactAfter, pods_.size());
 }
 
 template <typename Edit>
 Status StateStore::UpdatePod(const std::string& uid, Edit&& edit) {
   QRM_RETURN_IF_ERROR(ValidatePodUid(uid));
-  // Step 1: the pod's writer lock, then its current value under the global mutex.
-  auto writer = writers_.Lock(uid);
-  std::shared_ptr<const PodAllocation> current;
+  // A journal that could not take back a failed record is replaced first.
+  if (journal_ != nullptr && journal_->broken()) QRM_RETURN_IF_ERROR(Compact());
+  bool compact = false;
+  {
+    // Step 1: the compaction lock, the pod's writer lock, then its current value.
+    std::shared_lock<std::shared_mutex> no_compaction(compaction_);
+    auto writer = writers_.Lock(uid);
+    std::shared_ptr<const PodAllocation> current;
+    checkpoint::FaultHook hook;
+    {
+      MutexLock lock(mu_);
+      QRM_RETURN_IF_ERROR(CheckLoadedLocked());
+      if (auto it = pods_.find(uid); it != pods_.end()) current = it->second;
+      hook = fault_hook_;
+    }
+    const PodEdit next = edit(current);
+    if (!next) return Status::Ok();
+
+    // Step 2: durable, with no global lock held; then the file, for readers.
+    QRM_RETURN_IF_ERROR(AppendRecord(uid, *next));
+    if (Status file = SyncPodFile(uid, next->get(), false, hook); !file.ok()) {
+      Logger("state")->warn(
+          "pod={}: its file stays stale until compaction (the journal holds "
+          "the change): {}",
+          uid, file.message());
+    }
+
+    // Step 3: publish.
+    MutexLock lock(mu_);
+    if (*next) {
+      pods_[uid] = *next;
+    } else {
+      pods_.erase(uid);
+    }
+    dirty_.insert(uid);
+    compact = CompactionDue();
+  }
+  if (compact) {
+    // The mutation is durable already; a failed compaction is retried by the next one.
+    if (Status s = Compact(); !s.ok()) {
+      Logger("state")->warn("compaction of {} failed: {}", JournalPath(), s.message());
+    }
+  }
+  return Status::Ok();
+}
+
+Status StateStore::Compact() {
+  std::unique_lock<std::shared_mutex> exclusive(compaction_);
+  std::vector<std::pair<std::string, std::shared_ptr<const PodAllocation>>> dirty;
   checkpoint::FaultHook hook;
   {
     MutexLock lock(mu_);
     QRM_RETURN_IF_ERROR(CheckLoadedLocked());
-    if (auto it = pods_.find(uid); it != pods_.end()) current = it->second;
+    if (dirty_.empty() && journal_->records() == 0 && !journal_->broken()) return Status::Ok();
+    for (const std::string& uid : dirty_) {
+      const auto pod = pods_.find(uid);
+      dirty.emplace_back(uid, pod == pods_.end() ? nullptr : pod->second);
+    }
     hook = fault_hook_;
   }
-  const PodEdit next = edit(current);
-  if (!next) return Status::Ok();
-
-  // Step 2: durable, with no global lock held.
-  QRM_RETURN_IF_ERROR(*next ? WritePodFile(**next, hook) : RemovePodFile(uid, hook));
-
-  // Step 3: publish.
+  std::vector<Status> results(dirty.size());
+  RunInParallel(dirty.size(), kMaxParallelWrites, [&](size_t i) {
+    results[i] = SyncPodFile(dirty[i].first, dirty[i].second.get(), true, hook);
+  });
+  for (const Status& s : results) QRM_RETURN_IF_ERROR(s);
+  QRM_RETURN_IF_ERROR(SyncDirectory(pods_dir_));  // the removals
+  // Every change the journal holds is in a durable file now: a crash before the new journal
+  // replaces the old one replays records whose results the files already hold.
+  QRM_ASSIGN_OR_RETURN(auto next, checkpoint::JournalWriter::Start(
+                                      JournalPath(), journal_->generation() + 1, JournalOptions()));
+  journal_->Replace(std::move(next));
   MutexLock lock(mu_);
-  if (*next) {
-    pods_[uid] = *next;
-  } else {
-    pods_.erase(uid);
-  }
+  dirty_.clear();
   return Status::Ok();
 }
 
@@ -432,22 +578,9 @@ Status StateStore::ApplyChanges(const std::vector<ResourceChange>& changes,
                              return pod;
                            });
   };
-  // The writes are independent, and a durable write mostly waits for the disk, so many pods
-  // are written by up to kMaxParallelWrites threads (the filesystem then commits their
-  // fsyncs together) instead of paying one disk round trip per pod in turn.
-  const size_t threads = std::min(pods.size(), kMaxParallelWrites);
-  if (threads <= 1) {
-    for (size_t i = 0; i < pods.size(); ++i) update(i);
-  } else {
-    std::atomic<size_t> next{0};
-    auto worker = [&] {
-      for (size_t i = next++; i < pods.size(); i = next++) update(i);
-    };
-    std::vector<std::thread> helpers;
-    for (size_t t = 1; t < threads; ++t) helpers.emplace_back(worker);
-    worker();
-    for (std::thread& h : helpers) h.join();
-  }
+  // The records are independent: written from up to kMaxParallelWrites threads, they share
+  // their fdatasyncs (checkpoint/shared_journal.h).
+  RunInParallel(pods.size(), kMaxParallelWrites, update);
 
   Status first_error;
   for (size_t i = 0; i < pods.size(); ++i) {
@@ -461,6 +594,11 @@ Status StateStore::ApplyChanges(const std::vector<ResourceChange>& changes,
 void StateStore::SetFaultHookForTesting(checkpoint::FaultHook hook) {
   MutexLock lock(mu_);
   fault_hook_ = std::move(hook);
+}
+
+void StateStore::SetJournalFaultHookForTesting(checkpoint::JournalFaultHook journal_hook) {
+  MutexLock lock(hook_mu_);
+  journal_hook_ = std::move(journal_hook);
 }
 
 }  // namespace qrm::host

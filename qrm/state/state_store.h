@@ -1,30 +1,40 @@
 // StateStore: the host checkpoint, owner of PodResources in memory and on disk.
 //
-// On disk every pod has its own checkpoint file, <state_dir>/pods/<pod uid>.json (format in
-// qrm/state/README.md), so a mutation costs one small durable write whatever the number of
-// pods. The files are only ever written by this class.
+// On disk (format in qrm/state/README.md and docs/checkpoint-format.md):
+//   <state_dir>/pods.journal       every mutation since the last compaction, one checksummed
+//                                  record each (checkpoint/journal.h): a pod's whole new value
+//                                  ({"op":"put","pod":{...}}) or its removal
+//                                  ({"op":"remove_pod","pod_uid":U});
+//   <state_dir>/pods/<uid>.json    each pod's checkpoint file.
+// What the host holds is the pod files with the journal's records applied in order. The files
+// are only ever written by this class.
 //
 // Admission and reconcile must never tell the runtime about an allocation the host could
-// forget in a crash, so every mutation is written durably (checkpoint::Write of the pod's
-// file, or its removal) BEFORE it becomes visible in memory. If the write fails the
-// mutation is not applied, memory keeps the previous state, and the error is returned: the
-// caller must fail its operation. (A failure at the final directory fsync comes after the
-// rename or unlink, so the file may already reflect the refused mutation; memory does not,
-// and the next successful write of that pod replaces it.)
+// forget in a crash, so every mutation is made durable (its journal record appended and
+// fdatasynced) BEFORE it becomes visible in memory. If that fails the mutation is not applied,
+// memory keeps the previous state, and the error is returned: the caller must fail its
+// operation. One record costs one append and one fdatasync of a file that exists, whatever the
+// number of pods; concurrent mutations share their fdatasyncs (checkpoint/shared_journal.h).
+// After the record, the pod's file is rewritten (or removed) without syncing, so the files
+// show the current state to readers; they become durable at compaction: once the journal
+// holds kCompactAfter records (or more than there are pods), Compact() writes every pod
+// changed since the last compaction durably, syncs pods/, and starts a new journal. A crash at
+// any point leaves pod files that are current, stale or damaged only for pods the journal
+// holds, and the journal's records win at Load. The host compacts at a clean stop too.
 //
-// Locking. A mutation of pod P runs in three steps:
-//   1. under P's writer lock (a per-pod mutex inside the store, see PodLocks), read P's
-//      current value under the global mutex and compute the new one (a copy: stored pods
-//      are immutable);
-//   2. still holding only P's writer lock, encode P and write its file durably;
+// Locking. A mutation of pod P runs in three steps, under the compaction lock (shared; Compact
+// takes it exclusively) and P's writer lock (a per-pod mutex inside the store, see PodLocks):
+//   1. read P's current value under the global mutex and compute the new one (a copy: stored
+//      pods are immutable);
+//   2. append its record durably, then write P's file, with no global lock held;
 //   3. publish the new value under the global mutex (a pointer swap) and release P's lock.
-// The global mutex is never held across encoding or I/O, so writers of different pods
-// (admissions of different pods, which admission runs in parallel) overlap their fsyncs
-// instead of queueing behind each other, and readers (Snapshot, GetPod, GetContainer) wait
-// only for a map lookup or a pointer copy. Writers of the same pod are ordered by P's lock,
-// so a later state of P is never overwritten by an earlier one even if two callers race
-// (admission already serializes per pod; the store does not rely on it). Lock order: pod
-// writer lock, then the global mutex; no two pod locks are ever held at once.
+// The global mutex is never held across encoding or I/O, so writers of different pods share
+// their journal syncs instead of queueing behind each other, and readers (Snapshot, GetPod,
+// GetContainer) wait only for a map lookup or a pointer copy. Writers of the same pod are
+// ordered by P's lock, so a later state of P is never overwritten by an earlier one even if two
+// callers race (admission already serializes per pod; the store does not rely on it). Lock
+// order: compaction lock, pod writer lock, then the global mutex; no two pod locks are ever
+// held at once.
 //
 // Call Load() once before anything else (not concurrently with mutations); mutations are
 // refused until it succeeds, so a store that could not read its checkpoint cannot
@@ -36,10 +46,13 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <shared_mutex>
 #include <string>
 #include <vector>
 
 #include "checkpoint/checkpoint_file.h"
+#include "checkpoint/journal.h"
+#include "checkpoint/shared_journal.h"
 #include "common/mutex.h"
 #include "common/pod_locks.h"
 #include "common/status.h"
@@ -51,8 +64,10 @@ class StateStore {
  public:
   static constexpr uint32_t kVersion = 1;
   static constexpr size_t kMaxUidLength = 200;
-  // How many pod files ApplyChanges writes at once.
+  // How many pod files Compact writes at once.
   static constexpr size_t kMaxParallelWrites = 16;
+  // Compact once the journal holds this many records, or more than there are pods.
+  static constexpr uint64_t kCompactAfter = 1024;
 
   // e.g. /var/lib/qrm/state; Load() creates it (and pods/ inside it), mode 0700, if missing.
   explicit StateStore(std::string state_dir);
@@ -79,12 +94,21 @@ class StateStore {
   //    place. This is a qrm bug (or a foreign hand), not a disk fault, so it must not be
   //    silently dropped;
   //  * other I/O errors: returned as they are.
+  // Then it reads pods.journal and applies its records over the files (a pod whose file was
+  // damaged or stale comes back from its record), rewrites the files of the pods it holds, and
+  // goes on appending to it. A torn last record (a crash mid-append) is dropped. A damaged
+  // journal (a bad record before the last) is moved aside (pods.journal.corrupt-<time>),
+  // counted in qrm_checkpoint_corrupt_total{file="host-journal"} and reported like a corrupt
+  // file: the pods it held are rebuilt. A checksummed record qrm never writes is kDataLoss, the
+  // journal left in place.
   Status Load();
   bool recovered_from_corruption() const;
   std::string recovery_message() const;
   const std::string& state_dir() const { return state_dir_; }
   // The file of pod `uid`: <state_dir>/pods/<uid>.json.
   std::string PodPath(const std::string& uid) const;
+  // <state_dir>/pods.journal.
+  std::string JournalPath() const;
 
   // Every pod, as pointers to immutable values: O(pods) pointer copies, and the result
   // never changes, whatever the store does afterwards.
@@ -118,9 +142,9 @@ class StateStore {
   // Applies many resource changes (the reconcile loop): each sets (uid, container,
   // resource) to `info`, adding the resource if new. Changes whose pod or container
   // vanished meanwhile are skipped, as are changes that alter nothing; a later change to the
-  // same key wins. Each affected pod's file is written once, under the rules above (the
-  // pod's writer lock, write, publish), by up to kMaxParallelWrites threads at a time;
-  // unaffected pods are not written at all.
+  // same key wins. Each affected pod gets one journal record, under the rules above (the
+  // pod's writer lock, durable record, publish), by up to kMaxParallelWrites threads at a
+  // time, which share their fdatasyncs; unaffected pods are not written at all.
   //
   // Not atomic across pods: if a pod's write fails the others are still written, the error
   // of the first failed pod (in uid order) is returned, and the uids of the failed pods,
@@ -142,12 +166,22 @@ class StateStore {
   // with kInvalidArgument naming the uid.
   static Status ValidatePodUid(const std::string& uid);
 
-  // Test hook: fault injection passed through to checkpoint::WriteOptions::fault_hook for
-  // every pod file written. RemovePod's deletion reports its unlink as kRename (the step
-  // that changes what the file name holds) and its directory fsync as kSyncDir. The hook is
-  // called from the writing thread, with no store lock held but the pod's writer lock, and
-  // may be called from several threads at once (writers of different pods, ApplyChanges).
+  // Writes every pod changed since the last compaction to its file durably, removes the files
+  // of pods removed since, syncs pods/ and starts a new journal. On failure the journal stays
+  // (it still holds every change) and the next mutation past the threshold tries again.
+  // Mutations wait meanwhile. Called by the mutation that fills the journal, and at a clean
+  // stop (Host::Stop).
+  Status Compact();
+
+  // Test hooks. `hook` is passed to checkpoint::WriteOptions::fault_hook for every pod file
+  // written (after each journal record, without the sync steps, and at compaction, with
+  // them); a removal reports its unlink as kRename. A failure there after the journal record
+  // only leaves the file stale (logged; compaction rewrites it). `journal_hook` runs at each
+  // step of a journal record (checkpoint/journal.h): a failure there refuses the mutation.
+  // Both are called from the writing thread with no store lock held but the pod's writer lock,
+  // and may be called from several threads at once.
   void SetFaultHookForTesting(checkpoint::FaultHook hook);
+  void SetJournalFaultHookForTesting(checkpoint::JournalFaultHook journal_hook);
 
  private:
   // What a mutation does to a pod, computed from its current value (null if none):
@@ -156,19 +190,34 @@ class StateStore {
   // Runs a mutation of pod `uid` as described in the header comment.
   template <typename Edit>
   Status UpdatePod(const std::string& uid, Edit&& edit);
-  Status WritePodFile(const PodAllocation& pod, const checkpoint::FaultHook& hook) const;
-  Status RemovePodFile(const std::string& uid, const checkpoint::FaultHook& hook) const;
+  // The durable record of `next` (a pod's new value, or null: removed) for pod `uid`.
+  Status AppendRecord(const std::string& uid, const std::shared_ptr<const PodAllocation>& next);
+  // Brings pod `uid`'s file in line with `pod` (null: no file), durably or not.
+  Status SyncPodFile(const std::string& uid, const PodAllocation* pod, bool durable,
+                     const checkpoint::FaultHook& hook) const;
+  // Load's second half: applies the journal's records to `pods` and opens it for appending.
+  Status LoadJournal(PodResources& pods, std::vector<std::string>& corrupt) QRM_REQUIRES(mu_);
+  checkpoint::JournalOptions JournalOptions();
+  bool CompactionDue() const QRM_REQUIRES(mu_);
   Status CheckLoadedLocked() const QRM_REQUIRES(mu_);
 
   const std::string state_dir_;
   const std::string pods_dir_;
+  // Shared by every mutation, exclusive in Compact: a compaction sees no mutation in flight.
+  std::shared_mutex compaction_;
   PodLocks writers_;  // per pod, held across one durable write
   mutable Mutex mu_;  // never held across I/O after Load
+  // Set by Load before any mutation runs, then only used (the journal locks itself).
+  std::unique_ptr<checkpoint::SharedJournal> journal_;
+  std::set<std::string> dirty_ QRM_GUARDED_BY(mu_);  // pods changed since the last compaction
   bool loaded_ QRM_GUARDED_BY(mu_) = false;
   bool recovered_ QRM_GUARDED_BY(mu_) = false;
   std::string recovery_message_ QRM_GUARDED_BY(mu_);
   PodResources pods_ QRM_GUARDED_BY(mu_);
   checkpoint::FaultHook fault_hook_ QRM_GUARDED_BY(mu_);
+  // Its own mutex: the journal calls it while holding its lock, which mu_ may be held around.
+  Mutex hook_mu_;
+  checkpoint::JournalFaultHook journal_hook_ QRM_GUARDED_BY(hook_mu_);
 };
 
 }  // namespace qrm::host

@@ -9,7 +9,9 @@
 //  * Parse errors are kDataLoss (corrupt) or kFailedPrecondition (version), nothing else;
 //  * an accepted file, re-encoded the way Write encodes it, parses to the same canonical data;
 //  * data that has a canonical form is always accepted once sealed (no false corruption);
-//  * a decoded pod or CPU state, encoded and decoded again, is the same value.
+//  * a decoded pod or CPU state, encoded and decoded again, is the same value;
+//  * the data as a host journal record (ApplyPodRecord) applies or is kDataLoss, and a pod's
+//    own put and remove_pod records apply to it.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -100,6 +102,30 @@ void FuzzPodData(const rapidjson::Value& data) {
   auto again = qrm::host::DecodePod(encoded);
   Check(again.ok(), "encoded pod does not decode", again.ok() ? "" : again.status().ToString());
   Check(*again == *pod, "pod changed in an encode/decode round trip");
+  // The host journal's record of it applies to the same pod, and its removal removes it.
+  auto record = qrm::host::EncodePodRecord(pod->uid, &*pod);
+  Check(record.ok(), "EncodePodRecord failed on a decoded pod");
+  qrm::host::PodResources pods;
+  auto uid = qrm::host::ApplyPodRecord(*record, pods);
+  Check(uid.ok() && *uid == pod->uid && pods.size() == 1, "a put record does not apply",
+        uid.ok() ? "" : uid.status().ToString());
+  Check(pods.begin()->second->uid == pod->uid &&
+            pods.begin()->second->containers.size() == pod->containers.size(),
+        "a put record applied another pod");
+  auto removal = qrm::host::EncodePodRecord(pod->uid, nullptr);
+  Check(removal.ok() && qrm::host::ApplyPodRecord(*removal, pods).ok() && pods.empty(),
+        "a remove_pod record does not remove");
+}
+
+// Any record: applies, or is kDataLoss (a checksummed record qrm never writes).
+void FuzzPodRecord(const rapidjson::Value& data) {
+  qrm::host::PodResources pods;
+  auto uid = qrm::host::ApplyPodRecord(data, pods);
+  if (!uid.ok()) {
+    Check(ckpt::IsCorrupt(uid.status()), "ApplyPodRecord error code", uid.status().ToString());
+    return;
+  }
+  Check(pods.size() <= 1, "one record changed more than one pod");
 }
 
 void FuzzCpuState(const rapidjson::Value& data) {
@@ -130,6 +156,7 @@ void FuzzSealedData(std::string_view content) {
   Check(sealed.ok(), "sealed canonical data rejected",
         sealed.ok() ? "" : sealed.status().ToString());
   FuzzPodData(sealed->data);
+  FuzzPodRecord(sealed->data);
   FuzzCpuState(sealed->data);
 }
 

@@ -31,74 +31,15 @@ using testing::TempDir;
 using testing::WriteFile;
 using testutil::Container;
 using testutil::CpuInfo;
+using testutil::Exists;
+using testutil::kSampleFiles;
 using testutil::ListDir;
+using testutil::LoadSample;
 using testutil::SampleState;
-
-bool Exists(const std::string& path) {
-  struct stat st;
-  return ::stat(path.c_str(), &st) == 0;
-}
-
-std::vector<std::string> Sorted(std::vector<std::string> names) {
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-// The state directory of a test and the paths in it.
-struct StateDir {
-  TempDir tmp;
-  std::string dir = tmp.File("state");
-  std::string pods = dir + "/pods";
-  std::string Pod(const std::string& uid) const { return pods + "/" + uid + ".json"; }
-  std::vector<std::string> Files() const { return Sorted(ListDir(pods)); }
-  // Every file of pods/ with its bytes and inode (a rewrite renames a new inode in).
-  struct File {
-    std::string bytes;
-    ino_t inode;
-    bool operator==(const File&) const = default;
-  };
-  std::map<std::string, File> Contents() const {
-    std::map<std::string, File> out;
-    for (const std::string& name : ListDir(pods)) {
-      struct stat st;
-      REQUIRE(::stat((pods + "/" + name).c_str(), &st) == 0);
-      out[name] = {ReadFile(pods + "/" + name), st.st_ino};
-    }
-    return out;
-  }
-};
-
-const std::vector<std::string> kSampleFiles = {"uid-a.json", "uid-b.json", "uid-c.json"};
-
-// Stores `state` through the public API, the way admission builds it up.
-void Store(StateStore& store, const PodResources& state) {
-  for (const auto& [uid, pod] : state) {
-    if (pod->pod_affinity) {
-      REQUIRE(store.SetPodAffinity(uid, pod->name, pod->ns, *pod->pod_affinity).ok());
-    }
-    for (const auto& [name, container] : pod->containers) {
-      REQUIRE(store.PutContainer(uid, pod->name, pod->ns, name, container).ok());
-    }
-  }
-}
-
-// A store in `dir`, loaded, holding the sample state.
-void LoadSample(StateStore& store) {
-  REQUIRE(store.Load().ok());
-  Store(store, SampleState());
-}
-
-// Counts completed renames, i.e. durable writes (or removals) that reached the file.
-struct WriteCounter {
-  std::shared_ptr<std::atomic<int>> renames = std::make_shared<std::atomic<int>>(0);
-  checkpoint::FaultHook Hook() const {
-    return [renames = renames](WriteStep step) {
-      if (step == WriteStep::kRename) ++*renames;
-      return Status::Ok();
-    };
-  }
-  int count() const { return renames->load(); }
-};
+using testutil::Sorted;
+using testutil::StateDir;
+using testutil::Store;
+using testutil::WriteCounter;
 
 TEST_CASE("a missing state directory is created and loads as an empty state", "[state][load]") {
   StateDir d;
@@ -313,25 +254,34 @@ TEST_CASE("a mutation writes its pod's file only", "[state]") {
   }
 }
 
-TEST_CASE("RemovePod deletes the pod's file durably", "[state]") {
+TEST_CASE("RemovePod is one durable journal record, then the pod's file goes", "[state]") {
   StateDir d;
   StateStore store(d.dir);
   LoadSample(store);
   std::vector<WriteStep> steps;
+  std::vector<checkpoint::JournalStep> journal_steps;
   store.SetFaultHookForTesting([&steps](WriteStep step) {
     steps.push_back(step);
     return Status::Ok();
   });
+  store.SetJournalFaultHookForTesting([&journal_steps](checkpoint::JournalStep step) {
+    journal_steps.push_back(step);
+    return Status::Ok();
+  });
   REQUIRE(store.RemovePod("uid-a").ok());
-  CHECK(steps == std::vector<WriteStep>{WriteStep::kRename, WriteStep::kSyncDir});
+  CHECK(journal_steps == std::vector<checkpoint::JournalStep>{checkpoint::JournalStep::kAppend,
+                                                              checkpoint::JournalStep::kSync});
+  CHECK(steps == std::vector<WriteStep>{WriteStep::kRename});  // the unlink, not synced
   CHECK_FALSE(Exists(d.Pod("uid-a")));
   CHECK(store.GetPod("uid-a") == nullptr);
   CHECK(d.Files() == std::vector<std::string>{"uid-b.json", "uid-c.json"});
 
   // Gone for good, and removing it again writes nothing.
   steps.clear();
+  journal_steps.clear();
   REQUIRE(store.RemovePod("uid-a").ok());
   CHECK(steps.empty());
+  CHECK(journal_steps.empty());
   StateStore reloaded(d.dir);
   REQUIRE(reloaded.Load().ok());
   CHECK(reloaded.GetPod("uid-a") == nullptr);
@@ -339,13 +289,13 @@ TEST_CASE("RemovePod deletes the pod's file durably", "[state]") {
 }
 
 TEST_CASE("a failed write changes neither memory nor disk, for every mutation", "[state][faults]") {
+  using checkpoint::JournalStep;
   struct Mutation {
     const char* name;
     std::function<Status(StateStore&)> run;
-    std::vector<WriteStep> steps;  // the steps it goes through before the change is visible
+    std::vector<JournalStep> steps;  // the steps it goes through before the change is visible
   };
-  const std::vector<WriteStep> write_steps = {WriteStep::kCreateTemp, WriteStep::kWriteTemp,
-                                              WriteStep::kSyncTemp, WriteStep::kRename};
+  const std::vector<JournalStep> write_steps = {JournalStep::kAppend, JournalStep::kSync};
   ContainerAllocation replacement = Container("uid-a", "default", "web", "main", 8);
   const std::vector<Mutation> mutations = {
       {"PutContainer (new pod)",
@@ -364,7 +314,7 @@ TEST_CASE("a failed write changes neither memory nor disk, for every mutation", 
        write_steps},
       {"RemoveContainer", [](StateStore& s) { return s.RemoveContainer("uid-a", "main"); },
        write_steps},
-      {"RemovePod", [](StateStore& s) { return s.RemovePod("uid-b"); }, {WriteStep::kRename}},
+      {"RemovePod", [](StateStore& s) { return s.RemovePod("uid-b"); }, write_steps},
       {"ApplyChanges",
        [](StateStore& s) {
          return s.ApplyChanges({{"uid-a", "main", "cpu", CpuInfo("4-7", 4)},
@@ -373,15 +323,16 @@ TEST_CASE("a failed write changes neither memory nor disk, for every mutation", 
        write_steps},
   };
   for (const Mutation& m : mutations) {
-    for (WriteStep step : m.steps) {
-      INFO(m.name << " failing at " << checkpoint::WriteStepName(step));
+    for (JournalStep step : m.steps) {
+      INFO(m.name << " failing at journal step " << static_cast<int>(step));
       StateDir d;
       StateStore store(d.dir);
       LoadSample(store);
       const PodResources before = store.Snapshot();
       const auto files_before = d.Contents();
+      const std::string journal_before = ReadFile(store.JournalPath());
 
-      store.SetFaultHookForTesting([step](WriteStep s) {
+      store.SetJournalFaultHookForTesting([step](JournalStep s) {
         return s == step ? Status(StatusCode::kResourceExhausted, "injected: disk full")
                          : Status::Ok();
       });
@@ -389,10 +340,14 @@ TEST_CASE("a failed write changes neither memory nor disk, for every mutation", 
       CHECK(s.code() == StatusCode::kResourceExhausted);
       CHECK_THAT(s.message(), Catch::Contains("injected"));
       CHECK(SamePods(store.Snapshot(), before));
-      CHECK(d.Contents() == files_before);  // no change, no temp file left
+      CHECK(d.Contents() == files_before);                     // no change, no temp file left
+      CHECK(ReadFile(store.JournalPath()) == journal_before);  // the record taken back
+      StateStore after_failure(d.dir);
+      REQUIRE(after_failure.Load().ok());
+      CHECK(SamePods(after_failure.Snapshot(), before));
 
       // Once the disk is back, the same mutation goes through.
-      store.SetFaultHookForTesting(nullptr);
+      store.SetJournalFaultHookForTesting(nullptr);
       REQUIRE(m.run(store).ok());
       CHECK_FALSE(SamePods(store.Snapshot(), before));
       StateStore reloaded(d.dir);
@@ -407,6 +362,7 @@ TEST_CASE("a corrupt pod file is moved aside and the other pods load", "[state][
   {
     StateStore store(d.dir);
     LoadSample(store);
+    REQUIRE(store.Compact().ok());  // a clean stop: the files alone hold the state
   }
   const std::string path = d.Pod("uid-b");
   std::string content = ReadFile(path);
@@ -444,6 +400,7 @@ TEST_CASE("every corrupt pod file is listed", "[state][load]") {
   {
     StateStore store(d.dir);
     LoadSample(store);
+    REQUIRE(store.Compact().ok());  // a clean stop: the files alone hold the state
   }
   WriteFile(d.Pod("uid-a"), "");
   const std::string c = ReadFile(d.Pod("uid-c"));
@@ -466,6 +423,7 @@ TEST_CASE("a file of an unsupported version is moved aside, counted, and the oth
   {
     StateStore store(d.dir);
     LoadSample(store);
+    REQUIRE(store.Compact().ok());  // a clean stop: the files alone hold the state
   }
   rapidjson::Document data;
   REQUIRE(EncodePod(*SampleState().at("uid-b"), data).ok());
@@ -529,6 +487,7 @@ TEST_CASE("a file not named after the pod inside it is data loss", "[state][load
   {
     StateStore store(d.dir);
     LoadSample(store);
+    REQUIRE(store.Compact().ok());  // a clean stop: the files alone hold the state
   }
   SECTION("another pod's uid") {
     // e.g. copied by hand: uid-b's content under uid-z's name.
@@ -559,6 +518,7 @@ TEST_CASE("Load removes temp files left by crashed writes and ignores other name
   {
     StateStore store(d.dir);
     LoadSample(store);
+    REQUIRE(store.Compact().ok());  // a clean stop: the files alone hold the state
   }
   WriteFile(d.pods + "/.uid-a.json.tmp-a1b2c3", "half a write");    // an update of uid-a
   WriteFile(d.pods + "/.uid-new.json.tmp-d4e5f6", "half a write");  // a pod never completed
@@ -635,9 +595,14 @@ TEST_CASE("ApplyChanges keeps the pods it wrote when another pod's write fails",
   StateStore store(d.dir);
   LoadSample(store);
   const PodResources before = store.Snapshot();
-  // uid-b's file cannot be replaced: a directory stands where it should go.
-  REQUIRE(::unlink(d.Pod("uid-b").c_str()) == 0);
-  REQUIRE(::mkdir(d.Pod("uid-b").c_str(), 0700) == 0);
+  // The second record written (whichever pod's it is) cannot be written.
+  std::atomic<int> appends{0};
+  store.SetJournalFaultHookForTesting([&appends](checkpoint::JournalStep step) {
+    if (step == checkpoint::JournalStep::kAppend && ++appends == 2) {
+      return Status(StatusCode::kResourceExhausted, "injected: disk full");
+    }
+    return Status::Ok();
+  });
   WriteCounter writes;
   store.SetFaultHookForTesting(writes.Hook());
   std::set<std::string> failed;
@@ -646,24 +611,25 @@ TEST_CASE("ApplyChanges keeps the pods it wrote when another pod's write fails",
                                  {"uid-c", "sidecar", "cpu", CpuInfo("12", 1)}},
                                 &failed);
   CHECK_FALSE(s.ok());
-  CHECK_THAT(s.message(), Catch::Contains(d.Pod("uid-b")));
-  CHECK(writes.count() == 3);  // all three were tried
-  CHECK(failed == std::set<std::string>{"uid-b"});
+  CHECK_THAT(s.message(), Catch::Contains("injected"));
+  CHECK(appends == 3);  // all three were tried
+  REQUIRE(failed.size() == 1);
+  const std::string lost = *failed.begin();
+  CHECK(writes.count() == 2);  // the files of the two that were written
   const PodResources after = store.Snapshot();
-  CHECK(after.at("uid-a")->containers.at("main").resources.at("cpu").allocation_result() == "4-7");
-  CHECK(after.at("uid-b") == before.at("uid-b"));  // untouched
-  CHECK(after.at("uid-c")->containers.at("sidecar").resources.contains("cpu"));
+  CHECK(after.at(lost) == before.at(lost));  // untouched
+  for (const auto& [uid, pod] : after) {
+    if (uid != lost) CHECK_FALSE(pod == before.at(uid));
+  }
   CHECK(Sorted(ListDir(d.pods)) == kSampleFiles);  // no temp file left
 
-  REQUIRE(::rmdir(d.Pod("uid-b").c_str()) == 0);
   StateStore reloaded(d.dir);
   REQUIRE(reloaded.Load().ok());
-  PodResources written = after;
-  written.erase("uid-b");
-  CHECK(SamePods(reloaded.Snapshot(), written));
+  CHECK(SamePods(reloaded.Snapshot(), after));
 }
 
-TEST_CASE("ApplyChanges writes many pods, in parallel, each once", "[state][reconcile]") {
+TEST_CASE("ApplyChanges writes many pods, each once, sharing the journal's syncs",
+          "[state][reconcile]") {
   StateDir d;
   StateStore store(d.dir);
   REQUIRE(store.Load().ok());
@@ -674,25 +640,27 @@ TEST_CASE("ApplyChanges writes many pods, in parallel, each once", "[state][reco
     REQUIRE(store.PutContainer(uid, "p", "n", "c", Container(uid, "n", "p", "c", 1)).ok());
     changes.push_back({uid, "c", "cpu", CpuInfo(std::to_string(i), 1)});
   }
-  std::atomic<int> writing{0};
-  std::atomic<int> most{0};
+  std::atomic<int> syncs{0};
+  std::atomic<int> appends{0};
   std::atomic<int> renames{0};
-  store.SetFaultHookForTesting([&](WriteStep step) {
-    if (step == WriteStep::kSyncTemp) {
-      const int now = ++writing;
-      for (int seen = most.load(); now > seen && !most.compare_exchange_weak(seen, now);) {
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-      --writing;
+  store.SetJournalFaultHookForTesting([&](checkpoint::JournalStep step) {
+    if (step == checkpoint::JournalStep::kAppend) ++appends;
+    if (step == checkpoint::JournalStep::kSync) {
+      ++syncs;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));  // a slow disk
     }
+    return Status::Ok();
+  });
+  store.SetFaultHookForTesting([&](WriteStep step) {
     if (step == WriteStep::kRename) ++renames;
     return Status::Ok();
   });
   REQUIRE(store.ApplyChanges(changes).ok());
+  CHECK(appends == kPods);
   CHECK(renames == kPods);
-  CHECK(most > 1);
-  CHECK(most <= static_cast<int>(StateStore::kMaxParallelWrites));
-  store.SetFaultHookForTesting(nullptr);
+  // Records written while a sync ran share the next one.
+  CHECK(syncs < kPods / 2);
+  store.SetJournalFaultHookForTesting(nullptr);
   StateStore reloaded(d.dir);
   REQUIRE(reloaded.Load().ok());
   const PodResources s = reloaded.Snapshot();
@@ -771,44 +739,54 @@ TEST_CASE("a snapshot is stable while the store changes", "[state]") {
   CHECK_FALSE(SamePods(held, now));
 }
 
-TEST_CASE("writers of different pods do not wait for each other's durable write",
+TEST_CASE("writers of different pods share a durable write instead of queueing for their own",
           "[state][concurrency]") {
   StateDir d;
   StateStore store(d.dir);
   LoadSample(store);
-  // Pod A's write stalls for 300 ms before its fsync; pod B's does not.
-  std::atomic<std::thread::id> slow_thread{};
+  // Pod A's sync stalls for 300 ms; B and C write their records meanwhile.
+  std::atomic<int> syncs{0};
   std::atomic<bool> a_stalled{false};
-  std::atomic<bool> a_resumed{false};
-  store.SetFaultHookForTesting([&](WriteStep step) {
-    if (step == WriteStep::kSyncTemp && std::this_thread::get_id() == slow_thread.load()) {
+  std::atomic<bool> release{false};
+  store.SetJournalFaultHookForTesting([&](checkpoint::JournalStep step) {
+    if (step == checkpoint::JournalStep::kSync && syncs++ == 0) {
       a_stalled = true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(300));
-      a_resumed = true;
+      while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     return Status::Ok();
   });
   Status a_status;
   std::thread a([&] {
-    slow_thread = std::this_thread::get_id();
     a_status = store.PutContainer("pod-a", "a", "n", "c", Container("pod-a", "n", "a", "c", 1));
   });
   while (!a_stalled) std::this_thread::yield();
-
-  // B's whole write (and a reader) runs while A is still stalled inside its write.
-  REQUIRE(store.PutContainer("pod-b", "b", "n", "c", Container("pod-b", "n", "b", "c", 1)).ok());
+  const auto lines = [&] {
+    const std::string j = ReadFile(store.JournalPath());
+    return std::count(j.begin(), j.end(), '\n');
+  };
+  const auto lines_with_a = lines();
+  std::vector<Status> others(2);
+  std::vector<std::thread> writers;
+  for (int i = 0; i < 2; ++i) {
+    writers.emplace_back([&, i] {
+      const std::string uid = i == 0 ? "pod-b" : "pod-c";
+      others[i] = store.PutContainer(uid, "x", "n", "c", Container(uid, "n", "x", "c", 1));
+    });
+  }
+  // Both records are written while A's sync is stalled; readers never wait for a writer's disk.
+  while (lines() < lines_with_a + 2) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   const PodResources during = store.Snapshot();
-  const bool b_done_before_a_resumed = !a_resumed.load();
-  a.join();
-
-  CHECK(b_done_before_a_resumed);
-  CHECK(during.contains("pod-b"));
   CHECK_FALSE(during.contains("pod-a"));  // not visible before it is durable
+  CHECK_FALSE(during.contains("pod-b"));
+  release = true;
+  a.join();
+  for (auto& t : writers) t.join();
   REQUIRE(a_status.ok());
-  CHECK(store.GetPod("pod-a") != nullptr);
+  for (const Status& s : others) REQUIRE(s.ok());
+  CHECK(syncs == 2);  // A's, then one for B and C
   StateStore reloaded(d.dir);
   REQUIRE(reloaded.Load().ok());
-  CHECK(reloaded.Snapshot().size() == 5);
+  CHECK(reloaded.Snapshot().size() == 6);
 }
 
 TEST_CASE("concurrent writers of one pod lose no update", "[state][concurrency]") {

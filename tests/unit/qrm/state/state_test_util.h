@@ -1,14 +1,22 @@
-// Shared fixtures for the host checkpoint tests: a realistic state to store.
+// Shared fixtures for the host checkpoint tests: a realistic state to store, a state
+// directory and a store holding the sample.
 #pragma once
 
+#include <algorithm>
+#include <atomic>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include <catch2/catch.hpp>
 #include <dirent.h>
+#include <sys/stat.h>
 
+#include "checkpoint/checkpoint_file.h"
 #include "qrm/state/pod_resources.h"
+#include "qrm/state/state_store.h"
+#include "testing/temp_dir.h"
 
 namespace qrm::host::testutil {
 
@@ -130,5 +138,71 @@ inline std::vector<std::string> ListDir(const std::string& dir) {
   ::closedir(d);
   return names;
 }
+
+inline bool Exists(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+inline std::vector<std::string> Sorted(std::vector<std::string> names) {
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// The state directory of a test and the paths in it.
+struct StateDir {
+  ::qrm::testing::TempDir tmp;
+  std::string dir = tmp.File("state");
+  std::string pods = dir + "/pods";
+  std::string Pod(const std::string& uid) const { return pods + "/" + uid + ".json"; }
+  std::vector<std::string> Files() const { return Sorted(ListDir(pods)); }
+  // Every file of pods/ with its bytes and inode (a rewrite renames a new inode in).
+  struct File {
+    std::string bytes;
+    ino_t inode;
+    bool operator==(const File&) const = default;
+  };
+  std::map<std::string, File> Contents() const {
+    std::map<std::string, File> out;
+    for (const std::string& name : ListDir(pods)) {
+      struct stat st;
+      REQUIRE(::stat((pods + "/" + name).c_str(), &st) == 0);
+      out[name] = {::qrm::testing::ReadFile(pods + "/" + name), st.st_ino};
+    }
+    return out;
+  }
+};
+
+inline const std::vector<std::string> kSampleFiles = {"uid-a.json", "uid-b.json", "uid-c.json"};
+
+// Stores `state` through the public API, the way admission builds it up.
+inline void Store(StateStore& store, const PodResources& state) {
+  for (const auto& [uid, pod] : state) {
+    if (pod->pod_affinity) {
+      REQUIRE(store.SetPodAffinity(uid, pod->name, pod->ns, *pod->pod_affinity).ok());
+    }
+    for (const auto& [name, container] : pod->containers) {
+      REQUIRE(store.PutContainer(uid, pod->name, pod->ns, name, container).ok());
+    }
+  }
+}
+
+// A store in `dir`, loaded, holding the sample state.
+inline void LoadSample(StateStore& store) {
+  REQUIRE(store.Load().ok());
+  Store(store, SampleState());
+}
+
+// Counts completed renames, i.e. durable writes (or removals) that reached the file.
+struct WriteCounter {
+  std::shared_ptr<std::atomic<int>> renames = std::make_shared<std::atomic<int>>(0);
+  ::qrm::checkpoint::FaultHook Hook() const {
+    return [renames = renames](::qrm::checkpoint::WriteStep step) {
+      if (step == ::qrm::checkpoint::WriteStep::kRename) ++*renames;
+      return Status::Ok();
+    };
+  }
+  int count() const { return renames->load(); }
+};
 
 }  // namespace qrm::host::testutil
