@@ -268,7 +268,6 @@ Status StateStore::LoadJournal(PodResources& pods, std::vector<std::string>& cor
     corrupt.push_back(fmt::format("{}; moved aside to {}", read.status().message(), aside));
     CountCorrupt("host-journal", 1);
   }
-  std::unique_ptr<checkpoint::JournalWriter> writer;
   if (read.ok()) {
     for (size_t i = 0; i < read->records.size(); ++i) {
       StatusOr<std::string> uid = ApplyPodRecord(read->records[i], pods);
@@ -283,12 +282,20 @@ Status StateStore::LoadJournal(PodResources& pods, std::vector<std::string>& cor
       }
       dirty_.insert(*uid);
     }
-    QRM_ASSIGN_OR_RETURN(writer,
-                         checkpoint::JournalWriter::Continue(path, *read, JournalOptions()));
-  } else {
-    QRM_ASSIGN_OR_RETURN(writer, checkpoint::JournalWriter::Start(path, 1, JournalOptions()));
   }
-  journal_ = std::make_unique<checkpoint::SharedJournal>(std::move(writer));
+  next_generation_ = (read.ok() ? read->generation : 0) + 1;
+  auto writer = read.ok() ? checkpoint::JournalWriter::Continue(path, *read, JournalOptions())
+                          : checkpoint::JournalWriter::Start(path, 1, JournalOptions());
+  if (writer.ok()) {
+    journal_ = std::make_unique<checkpoint::SharedJournal>(std::move(*writer));
+  } else {
+    // A read-only or full state directory: the host starts (the CRI passes through) and every
+    // mutation is refused until the journal can be written again (EnsureJournal).
+    Logger("state")->error(
+        "host checkpoint: cannot write {}: {}; admissions are refused until "
+        "it can be written",
+        path, writer.status().message());
+  }
   // The files of the pods the journal holds may be stale or damaged: show what it says.
   for (const std::string& uid : dirty_) {
     const auto pod = pods.find(uid);
@@ -392,11 +399,20 @@ bool StateStore::CompactionDue() const {
   return journal_->records() >= std::max<uint64_t>(kCompactAfter, pods_.size());
 }
 
+Status StateStore::EnsureJournal() {
+  {
+    std::shared_lock<std::shared_mutex> no_compaction(compaction_);
+    if (journal_ != nullptr && !journal_->broken()) return Status::Ok();
+  }
+  // None could be opened at Load, or one could not take back a failed record: what it held
+  // goes into the pod files, and a new journal starts.
+  return Compact();
+}
+
 template <typename Edit>
 Status StateStore::UpdatePod(const std::string& uid, Edit&& edit) {
   QRM_RETURN_IF_ERROR(ValidatePodUid(uid));
-  // A journal that could not take back a failed record is replaced first.
-  if (journal_ != nullptr && journal_->broken()) QRM_RETURN_IF_ERROR(Compact());
+  QRM_RETURN_IF_ERROR(EnsureJournal());
   bool compact = false;
   {
     // Step 1: the compaction lock, the pod's writer lock, then its current value.
@@ -448,7 +464,9 @@ Status StateStore::Compact() {
   {
     MutexLock lock(mu_);
     QRM_RETURN_IF_ERROR(CheckLoadedLocked());
-    if (dirty_.empty() && journal_->records() == 0 && !journal_->broken()) return Status::Ok();
+    if (journal_ != nullptr && dirty_.empty() && journal_->records() == 0 && !journal_->broken()) {
+      return Status::Ok();
+    }
     for (const std::string& uid : dirty_) {
       const auto pod = pods_.find(uid);
       dirty.emplace_back(uid, pod == pods_.end() ? nullptr : pod->second);
@@ -463,9 +481,14 @@ Status StateStore::Compact() {
   QRM_RETURN_IF_ERROR(SyncDirectory(pods_dir_));  // the removals
   // Every change the journal holds is in a durable file now: a crash before the new journal
   // replaces the old one replays records whose results the files already hold.
-  QRM_ASSIGN_OR_RETURN(auto next, checkpoint::JournalWriter::Start(
-                                      JournalPath(), journal_->generation() + 1, JournalOptions()));
-  journal_->Replace(std::move(next));
+  const uint64_t generation = journal_ ? journal_->generation() + 1 : next_generation_;
+  QRM_ASSIGN_OR_RETURN(
+      auto next, checkpoint::JournalWriter::Start(JournalPath(), generation, JournalOptions()));
+  if (journal_) {
+    journal_->Replace(std::move(next));
+  } else {
+    journal_ = std::make_unique<checkpoint::SharedJournal>(std::move(next));
+  }
   MutexLock lock(mu_);
   dirty_.clear();
   return Status::Ok();

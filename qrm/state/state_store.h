@@ -198,6 +198,8 @@ class StateStore {
   // Load's second half: applies the journal's records to `pods` and opens it for appending.
   Status LoadJournal(PodResources& pods, std::vector<std::string>& corrupt) QRM_REQUIRES(mu_);
   checkpoint::JournalOptions JournalOptions();
+  // OK once a journal is open for appending; otherwise Compact (which starts one).
+  Status EnsureJournal();
   bool CompactionDue() const QRM_REQUIRES(mu_);
   Status CheckLoadedLocked() const QRM_REQUIRES(mu_);
 
@@ -207,8 +209,10 @@ class StateStore {
   std::shared_mutex compaction_;
   PodLocks writers_;  // per pod, held across one durable write
   mutable Mutex mu_;  // never held across I/O after Load
-  // Set by Load before any mutation runs, then only used (the journal locks itself).
+  // Set by Load (null if it could not be opened for appending) and replaced only under the
+  // exclusive compaction lock; never null again once set. The journal locks itself.
   std::unique_ptr<checkpoint::SharedJournal> journal_;
+  uint64_t next_generation_ = 1;  // of the journal Compact starts when there is none
   std::set<std::string> dirty_ QRM_GUARDED_BY(mu_);  // pods changed since the last compaction
   bool loaded_ QRM_GUARDED_BY(mu_) = false;
   bool recovered_ QRM_GUARDED_BY(mu_) = false;
