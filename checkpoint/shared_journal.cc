@@ -72,6 +72,11 @@ uint64_t SharedJournal::records() const {
   return writer_->records();
 }
 
+uint64_t SharedJournal::bytes() const {
+  MutexLock lock(mu_);
+  return writer_->bytes();
+}
+
 uint64_t SharedJournal::generation() const {
   MutexLock lock(mu_);
   return writer_->generation();

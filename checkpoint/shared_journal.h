@@ -36,6 +36,7 @@ class SharedJournal {
   void Replace(std::unique_ptr<JournalWriter> writer);
 
   uint64_t records() const;
+  uint64_t bytes() const;
   uint64_t generation() const;
   bool broken() const;
   const std::string& path() const { return path_; }

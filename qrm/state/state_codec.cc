@@ -205,14 +205,17 @@ StatusOr<rapidjson::Document> EncodePodRecord(const std::string& uid, const PodA
     record.AddMember("pod_uid", rapidjson::Value(uid.c_str(), a), a);
     return record;
   }
-  rapidjson::Document data;
-  QRM_RETURN_IF_ERROR(EncodePod(*pod, data));
+  // Encoded in the record's own allocator and moved under "pod": no copy of the pod's data.
+  QRM_RETURN_IF_ERROR(EncodePod(*pod, record));
+  rapidjson::Value data(rapidjson::kObjectType);
+  data.Swap(record);
+  record.SetObject();
   record.AddMember("op", rapidjson::StringRef(kPutOp), a);
-  record.AddMember("pod", rapidjson::Value(data, a), a);
+  record.AddMember("pod", data, a);
   return record;
 }
 
-StatusOr<std::string> ApplyPodRecord(const rapidjson::Value& record, PodResources& pods) {
+StatusOr<std::string> PodRecordUid(const rapidjson::Value& record) {
   const auto op = record.FindMember("op");
   const std::string_view name =
       op != record.MemberEnd() && op->value.IsString() ? op->value.GetString() : "";
@@ -221,16 +224,28 @@ StatusOr<std::string> ApplyPodRecord(const rapidjson::Value& record, PodResource
     if (uid == record.MemberEnd() || !uid->value.IsString()) {
       return DataLossError("remove_pod without a string pod_uid");
     }
-    pods.erase(uid->value.GetString());
-    return std::string(uid->value.GetString());
+    return std::string(uid->value.GetString(), uid->value.GetStringLength());
   }
   const auto data = record.FindMember("pod");
   if (name != kPutOp || data == record.MemberEnd() || !data->value.IsObject()) {
     return DataLossError("neither {\"op\":\"put\",\"pod\":{...}} nor a remove_pod");
   }
+  const auto uid = data->value.FindMember("uid");
+  if (uid == data->value.MemberEnd() || !uid->value.IsString()) {
+    return DataLossError("put without a string pod.uid");
+  }
+  return std::string(uid->value.GetString(), uid->value.GetStringLength());
+}
+
+StatusOr<std::string> ApplyPodRecord(const rapidjson::Value& record, PodResources& pods) {
+  QRM_ASSIGN_OR_RETURN(std::string uid, PodRecordUid(record));
+  const auto data = record.FindMember("pod");
+  if (data == record.MemberEnd()) {
+    pods.erase(uid);
+    return uid;
+  }
   QRM_ASSIGN_OR_RETURN(PodAllocation pod, DecodePod(data->value));
   for (auto& [container_name, container] : pod.containers) CacheResourceBytes(container);
-  const std::string uid = pod.uid;
   pods[uid] = std::make_shared<const PodAllocation>(std::move(pod));
   return uid;
 }

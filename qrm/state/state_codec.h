@@ -28,6 +28,9 @@ StatusOr<PodAllocation> DecodePod(const rapidjson::Value& data);
 // of its removal when `pod` is null ({"op":"remove_pod","pod_uid":uid}).
 StatusOr<rapidjson::Document> EncodePodRecord(const std::string& uid, const PodAllocation* pod);
 
+// The uid a host journal record changes, read without decoding the pod (kDataLoss as below).
+StatusOr<std::string> PodRecordUid(const rapidjson::Value& record);
+
 // Applies one host journal record to `pods` (with resource_bytes cached) and returns the uid
 // it changed. kDataLoss for a record qrm never writes (its checksum matched), naming what is
 // wrong; the uid is not checked as a file name (StateStore::ValidatePodUid).

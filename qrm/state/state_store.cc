@@ -268,21 +268,7 @@ Status StateStore::LoadJournal(PodResources& pods, std::vector<std::string>& cor
     corrupt.push_back(fmt::format("{}; moved aside to {}", read.status().message(), aside));
     CountCorrupt("host-journal", 1);
   }
-  if (read.ok()) {
-    for (size_t i = 0; i < read->records.size(); ++i) {
-      StatusOr<std::string> uid = ApplyPodRecord(read->records[i], pods);
-      if (uid.ok()) {
-        if (Status valid = ValidatePodUid(*uid); !valid.ok()) uid = DataLossError(valid.message());
-      }
-      if (!uid.ok()) {
-        return DataLossError(fmt::format(
-            "journal {}: record {}: {}; the journal is left in place (this is a qrm bug, not a "
-            "disk fault)",
-            path, i + 1, uid.status().message()));
-      }
-      dirty_.insert(*uid);
-    }
-  }
+  if (read.ok()) QRM_RETURN_IF_ERROR(ApplyJournal(*read, pods));
   next_generation_ = (read.ok() ? read->generation : 0) + 1;
   auto writer = read.ok() ? checkpoint::JournalWriter::Continue(path, *read, JournalOptions())
                           : checkpoint::JournalWriter::Start(path, 1, JournalOptions());
@@ -303,6 +289,32 @@ Status StateStore::LoadJournal(PodResources& pods, std::vector<std::string>& cor
     if (!s.ok()) {
       Logger("state")->warn("pod={}: its file stays stale until compaction: {}", uid, s.message());
     }
+  }
+  return Status::Ok();
+}
+
+Status StateStore::ApplyJournal(const checkpoint::JournalContents& journal, PodResources& pods) {
+  // Each record is a pod's whole value: only a pod's last record counts, so only that one is
+  // decoded (a pod that grew container by container has a record per container).
+  std::map<std::string, size_t> last;
+  const auto bad = [&](size_t i, const Status& s) {
+    return DataLossError(
+        fmt::format("journal {}: record {}: {}; the journal is left in place (this is a qrm bug, "
+                    "not a disk fault)",
+                    JournalPath(), i + 1, s.message()));
+  };
+  for (size_t i = 0; i < journal.records.size(); ++i) {
+    StatusOr<std::string> uid = PodRecordUid(journal.records[i]);
+    if (uid.ok()) {
+      if (Status valid = ValidatePodUid(*uid); !valid.ok()) uid = DataLossError(valid.message());
+    }
+    if (!uid.ok()) return bad(i, uid.status());
+    last[*uid] = i;
+  }
+  for (const auto& [uid, i] : last) {
+    StatusOr<std::string> applied = ApplyPodRecord(journal.records[i], pods);
+    if (!applied.ok()) return bad(i, applied.status());
+    dirty_.insert(uid);
   }
   return Status::Ok();
 }
@@ -396,7 +408,8 @@ Status StateStore::AppendRecord(const std::string& uid,
 }
 
 bool StateStore::CompactionDue() const {
-  return journal_->records() >= std::max<uint64_t>(kCompactAfter, pods_.size());
+  return journal_->records() >= std::max<uint64_t>(kCompactAfter, pods_.size()) ||
+         journal_->bytes() >= kCompactAfterBytes;
 }
 
 Status StateStore::EnsureJournal() {

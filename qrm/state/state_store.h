@@ -17,8 +17,9 @@
 // number of pods; concurrent mutations share their fdatasyncs (checkpoint/shared_journal.h).
 // After the record, the pod's file is rewritten (or removed) without syncing, so the files
 // show the current state to readers; they become durable at compaction: once the journal
-// holds kCompactAfter records (or more than there are pods), Compact() writes every pod
-// changed since the last compaction durably, syncs pods/, and starts a new journal. A crash at
+// holds kCompactAfter records (or more than there are pods, or kCompactAfterBytes),
+// Compact() writes every pod changed since the last compaction durably, syncs pods/, and
+// starts a new journal. A crash at
 // any point leaves pod files that are current, stale or damaged only for pods the journal
 // holds, and the journal's records win at Load. The host compacts at a clean stop too.
 //
@@ -66,8 +67,11 @@ class StateStore {
   static constexpr size_t kMaxUidLength = 200;
   // How many pod files Compact writes at once.
   static constexpr size_t kMaxParallelWrites = 16;
-  // Compact once the journal holds this many records, or more than there are pods.
+  // Compact once the journal holds this many records, or more than there are pods, or this many
+  // bytes: a record is a whole pod, so a pod that grows container by container writes a
+  // journal quadratic in its size, which a restart must read (P8).
   static constexpr uint64_t kCompactAfter = 1024;
+  static constexpr uint64_t kCompactAfterBytes = 1 << 20;
 
   // e.g. /var/lib/qrm/state; Load() creates it (and pods/ inside it), mode 0700, if missing.
   explicit StateStore(std::string state_dir);
@@ -195,6 +199,9 @@ class StateStore {
   // Brings pod `uid`'s file in line with `pod` (null: no file), durably or not.
   Status SyncPodFile(const std::string& uid, const PodAllocation* pod, bool durable,
                      const checkpoint::FaultHook& hook) const;
+  // Applies `journal`'s records to `pods` (Load).
+  Status ApplyJournal(const checkpoint::JournalContents& journal, PodResources& pods)
+      QRM_REQUIRES(mu_);
   // Load's second half: applies the journal's records to `pods` and opens it for appending.
   Status LoadJournal(PodResources& pods, std::vector<std::string>& corrupt) QRM_REQUIRES(mu_);
   checkpoint::JournalOptions JournalOptions();
