@@ -173,6 +173,17 @@ void PrintMemory(const BenchNode& node) {
   std::string names;
   for (const auto& [name, count] : by_name) names += fmt::format(" {}x{}", name, count);
   std::fprintf(stderr, "# P7: threads:%s\n", names.c_str());
+  // Live heap vs free memory malloc keeps (qrm_heap_bytes): data vs fragmentation.
+  const HttpResponse metrics = HttpGet(node.metrics_port(), "/metrics", std::chrono::seconds(5));
+  std::string heap;
+  for (const char* state : {"in_use", "free"}) {
+    const std::string key = fmt::format("qrm_heap_bytes{{state=\"{}\"}} ", state);
+    const size_t at = metrics.body.find(key);
+    if (at == std::string::npos) continue;
+    heap += fmt::format(" {} {:.1f} MiB", state,
+                        std::strtod(metrics.body.c_str() + at + key.size(), nullptr) / 1048576.0);
+  }
+  std::fprintf(stderr, "# P7: heap:%s\n", heap.c_str());
   std::printf("P7 %.1f MiB\n", static_cast<double>(*rss) / 1024.0);
   std::printf("P7_hwm %.1f MiB\n", static_cast<double>(*hwm) / 1024.0);
   std::fflush(stdout);

@@ -43,6 +43,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -194,16 +195,26 @@ class StateStore {
   // Runs a mutation of pod `uid` as described in the header comment.
   template <typename Edit>
   Status UpdatePod(const std::string& uid, Edit&& edit);
-  // The durable record of `next` (a pod's new value, or null: removed) for pod `uid`.
-  Status AppendRecord(const std::string& uid, const std::shared_ptr<const PodAllocation>& next);
+  // Makes a journal record (EncodePodRecord) durable.
+  Status AppendRecord(const rapidjson::Document& record);
   // Brings pod `uid`'s file in line with `pod` (null: no file), durably or not.
   Status SyncPodFile(const std::string& uid, const PodAllocation* pod, bool durable,
                      const checkpoint::FaultHook& hook) const;
-  // Applies `journal`'s records to `pods` (Load).
-  Status ApplyJournal(const checkpoint::JournalContents& journal, PodResources& pods)
-      QRM_REQUIRES(mu_);
+  // SyncPodFile with the pod already encoded (`pod` is EncodePod's output, or null).
+  Status WritePodFile(const std::string& uid, const rapidjson::Value* pod, bool durable,
+                      const checkpoint::FaultHook& hook) const;
+  // Pod uid -> checksum of its file's data, as read at Load.
+  using FileChecksums = std::map<std::string, std::string>;
+  // Applies `journal`'s records to `pods` (Load); `stale` gets the pods whose files do not
+  // hold their last record.
+  Status ApplyJournal(const checkpoint::JournalContents& journal, const FileChecksums& checksums,
+                      PodResources& pods, std::set<std::string>& stale) QRM_REQUIRES(mu_);
+  // Whether pod `uid`'s file (per `checksums`) already holds what journal `record` says.
+  static StatusOr<bool> FileHoldsRecord(const rapidjson::Value& record,
+                                        const FileChecksums& checksums, const std::string& uid);
   // Load's second half: applies the journal's records to `pods` and opens it for appending.
-  Status LoadJournal(PodResources& pods, std::vector<std::string>& corrupt) QRM_REQUIRES(mu_);
+  Status LoadJournal(PodResources& pods, const FileChecksums& checksums,
+                     std::vector<std::string>& corrupt) QRM_REQUIRES(mu_);
   checkpoint::JournalOptions JournalOptions();
   // OK once a journal is open for appending; otherwise Compact (which starts one).
   Status EnsureJournal();

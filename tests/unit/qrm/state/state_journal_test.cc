@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <catch2/catch.hpp>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -103,6 +104,43 @@ TEST_CASE("after a crash the journal wins over stale and damaged pod files", "[s
   StateStore again(d.dir);
   REQUIRE(again.Load().ok());
   CHECK(SamePods(again.Snapshot(), expected));
+}
+
+ino_t Inode(const std::string& path) {
+  struct stat st {};
+  REQUIRE(::stat(path.c_str(), &st) == 0);
+  return st.st_ino;
+}
+
+TEST_CASE("a restart after a process crash rewrites no pod file; compaction still syncs them",
+          "[state][journal]") {
+  StateDir d;
+  PodResources expected;
+  {
+    StateStore store(d.dir);
+    LoadSample(store);
+    REQUIRE(store.Compact().ok());
+    REQUIRE(PutWeb(store, 6).ok());  // journal record + unsynced file, as a crash leaves them
+    expected = store.Snapshot();
+  }
+  const ino_t a = Inode(d.Pod("uid-a")), b = Inode(d.Pod("uid-b"));
+  StateStore store(d.dir);
+  REQUIRE(store.Load().ok());
+  CHECK(SamePods(store.Snapshot(), expected));
+  CHECK_FALSE(store.recovered_from_corruption());
+  // The files already say what the journal says: nothing is rewritten (a rewrite renames a
+  // new inode over the file).
+  CHECK(Inode(d.Pod("uid-a")) == a);
+  CHECK(Inode(d.Pod("uid-b")) == b);
+  // But uid-a's file may be in the page cache only: compaction writes it durably.
+  std::vector<WriteStep> steps;
+  store.SetFaultHookForTesting([&](WriteStep s) {
+    steps.push_back(s);
+    return Status::Ok();
+  });
+  REQUIRE(store.Compact().ok());
+  CHECK(std::count(steps.begin(), steps.end(), WriteStep::kSyncTemp) == 1);
+  CHECK(Inode(d.Pod("uid-a")) != a);
 }
 
 TEST_CASE("a damaged pod file the journal holds comes back from its record", "[state][journal]") {
