@@ -1,0 +1,136 @@
+#include "advisor/predict/decayed_histogram.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace qrm::advisor {
+namespace {
+
+// Beyond 2^kMaxExponent the weights would lose precision against older ones (and overflow
+// near 2^1024): the reference moves first.
+constexpr double kMaxExponent = 64;
+
+size_t BucketCount(const HistogramOptions& o) {
+  const double n = std::log(o.max_value * (o.ratio - 1) / o.first_bucket + 1) / std::log(o.ratio);
+  return static_cast<size_t>(std::ceil(n)) + 1;
+}
+
+}  // namespace
+
+Status HistogramOptions::Validate() const {
+  auto bad = [](const char* field, double value, const char* want) {
+    return InvalidArgumentError(fmt::format("{}: invalid value {} ({})", field, value, want));
+  };
+  if (!(first_bucket > 0) || !std::isfinite(first_bucket)) {
+    return bad("first_bucket", first_bucket, "> 0");
+  }
+  if (!(ratio > 1) || !std::isfinite(ratio)) return bad("ratio", ratio, "> 1");
+  if (!(max_value > first_bucket) || !std::isfinite(max_value)) {
+    return bad("max_value", max_value, "> first_bucket");
+  }
+  if (!(half_life_s > 0) || !std::isfinite(half_life_s)) {
+    return bad("half_life", half_life_s, "> 0 s");
+  }
+  if (!(min_weight >= 0) || !std::isfinite(min_weight)) {
+    return bad("min_weight", min_weight, ">= 0");
+  }
+  if (BucketCount(*this) > 100000) {
+    return InvalidArgumentError(fmt::format(
+        "histogram: first_bucket {}, ratio {} and max_value {} make more than 100000 buckets",
+        first_bucket, ratio, max_value));
+  }
+  return Status::Ok();
+}
+
+DecayedHistogram::DecayedHistogram(const HistogramOptions& options) : options_(options) {
+  assert(options_.Validate().ok());
+  if (!options_.Validate().ok()) options_ = HistogramOptions{};
+  weights_.assign(BucketCount(options_), 0.0);
+}
+
+size_t DecayedHistogram::BucketOf(double value) const {
+  if (!(value >= options_.first_bucket)) return 0;  // also NaN
+  const double i = std::floor(std::log(value * (options_.ratio - 1) / options_.first_bucket + 1) /
+                              std::log(options_.ratio));
+  return std::min(static_cast<size_t>(std::max(i, 0.0)), weights_.size() - 1);
+}
+
+double DecayedHistogram::BucketStart(size_t i) const {
+  return options_.first_bucket * (std::pow(options_.ratio, static_cast<double>(i)) - 1) /
+         (options_.ratio - 1);
+}
+
+void DecayedHistogram::Add(double value, double weight, int64_t time) {
+  if (!(weight > 0) || !std::isfinite(weight) || !std::isfinite(value)) return;
+  if (!has_reference_) {
+    reference_ = time - time % static_cast<int64_t>(std::max(1.0, options_.half_life_s));
+    has_reference_ = true;
+  }
+  if (static_cast<double>(time - reference_) / options_.half_life_s > kMaxExponent) Rebase(time);
+  const double scaled =
+      weight * std::exp2(static_cast<double>(time - reference_) / options_.half_life_s);
+  weights_[BucketOf(std::max(value, 0.0))] += scaled;
+  total_ += scaled;
+}
+
+void DecayedHistogram::Rebase(int64_t time) {
+  const auto half_life = static_cast<int64_t>(std::max(1.0, options_.half_life_s));
+  const int64_t next = time - time % half_life;
+  const double factor = std::exp2(-static_cast<double>(next - reference_) / options_.half_life_s);
+  total_ = 0;
+  for (double& w : weights_) {
+    w *= factor;
+    if (w < options_.min_weight) w = 0;
+    total_ += w;
+  }
+  reference_ = next;
+}
+
+double DecayedHistogram::Percentile(double q) const {
+  if (empty()) return 0;
+  q = std::clamp(q, 0.0, 1.0);
+  const double target = q * total_;
+  double cumulative = 0;
+  size_t last_nonempty = 0;
+  for (size_t i = 0; i < weights_.size(); ++i) {
+    if (weights_[i] < options_.min_weight) continue;
+    last_nonempty = i;
+    cumulative += weights_[i];
+    if (cumulative >= target) return BucketStart(i + 1);
+  }
+  return BucketStart(last_nonempty + 1);  // rounding left the target a hair above the sum
+}
+
+bool DecayedHistogram::empty() const {
+  return !(total_ >= options_.min_weight);
+}
+
+double DecayedHistogram::TotalWeight() const {
+  return total_;
+}
+
+Status DecayedHistogram::Restore(int64_t reference, std::vector<double> weights) {
+  if (weights.size() != weights_.size()) {
+    return InvalidArgumentError(
+        fmt::format("histogram: {} bucket weights where these options have {}", weights.size(),
+                    weights_.size()));
+  }
+  double total = 0;
+  for (size_t i = 0; i < weights.size(); ++i) {
+    if (!(weights[i] >= 0) || !std::isfinite(weights[i])) {
+      return InvalidArgumentError(
+          fmt::format("histogram: bucket {}: invalid weight {} (>= 0)", i, weights[i]));
+    }
+    total += weights[i];
+  }
+  weights_ = std::move(weights);
+  total_ = total;
+  reference_ = reference;
+  has_reference_ = true;
+  return Status::Ok();
+}
+
+}  // namespace qrm::advisor

@@ -1,0 +1,70 @@
+// A histogram whose samples lose weight exponentially with age, with exponential buckets: the
+// shape Koordinator's node predictor (and the VPA recommender before it) keeps per series.
+//
+// Bucket 0 is [0, first_bucket); bucket i >= 1 starts at first_bucket * (ratio^i - 1) /
+// (ratio - 1), so bucket widths grow by `ratio`; the last bucket also holds everything above
+// max_value. A sample added at time t weighs w * 2^((t - reference) / half_life): newer
+// samples weigh more, which is the same as older ones decaying. When the exponent grows large
+// the reference moves forward and every bucket is scaled down (values are unchanged, only
+// their scale); buckets that fall below min_weight are emptied.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "common/status.h"
+
+namespace qrm::advisor {
+
+struct HistogramOptions {
+  double first_bucket = 0.025;       // upper edge of bucket 0 (> 0)
+  double ratio = 1.05;               // growth of bucket widths (> 1)
+  double max_value = 1024;           // values above land in the last bucket (> first_bucket)
+  double half_life_s = 12 * 3600.0;  // (> 0)
+  double min_weight = 1e-4;          // lighter buckets count as empty
+
+  // kInvalidArgument naming the field and value when an option is out of range.
+  Status Validate() const;
+};
+
+class DecayedHistogram {
+ public:
+  // `options` must be valid (Validate); asserted in debug builds, clamped otherwise.
+  explicit DecayedHistogram(const HistogramOptions& options);
+
+  // Adds `value` (clamped to >= 0) with `weight` (> 0) as of `time` (seconds). Times may come
+  // out of order; an older sample simply weighs less.
+  void Add(double value, double weight, int64_t time);
+
+  // The upper edge of the bucket where the cumulative weight first reaches q * total, for q in
+  // [0, 1] (biased up by at most one bucket width, as Koordinator's). 0 when empty.
+  double Percentile(double q) const;
+
+  bool empty() const;
+  // Total weight at the current reference time (for tests and the checkpoint).
+  double TotalWeight() const;
+  size_t bucket_count() const { return weights_.size(); }
+  int64_t reference_time() const { return reference_; }
+  const HistogramOptions& options() const { return options_; }
+
+  // Bucket arithmetic, public for tests and the checkpoint.
+  size_t BucketOf(double value) const;
+  double BucketStart(size_t i) const;
+
+  // Raw state for the checkpoint: bucket weights relative to reference_time().
+  const std::vector<double>& weights() const { return weights_; }
+  // Restores raw state; kInvalidArgument if `weights` does not fit these options.
+  Status Restore(int64_t reference, std::vector<double> weights);
+
+ private:
+  // Moves the reference to `time` (rounded down to a half-life multiple) and rescales.
+  void Rebase(int64_t time);
+
+  HistogramOptions options_;
+  std::vector<double> weights_;
+  double total_ = 0;
+  int64_t reference_ = 0;
+  bool has_reference_ = false;
+};
+
+}  // namespace qrm::advisor

@@ -1,0 +1,45 @@
+// The N-sigma models of the node prediction design (Koordinator's document; shipped by no
+// anchor): the predicted peak is mean + N * stdev of the usage, with decayed statistics.
+//
+//   v1: of the node's protected usage.
+//   v2: max(v1, sum over Prod pods of (mean + N * stdev) + the same for system usage),
+//       system usage being the document's special pod S.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "advisor/predict/decayed_moments.h"
+#include "advisor/predict/peak_model.h"
+
+namespace qrm::advisor {
+
+struct NSigmaOptions {
+  double n = 3;
+  double half_life_s = 12 * 3600.0;
+  int64_t gc_after_s = 30 * 60;
+};
+
+class NSigmaModel : public PeakModel {
+ public:
+  NSigmaModel(const NSigmaOptions& options, bool per_pod);  // per_pod: v2
+  std::string_view name() const override { return per_pod_ ? "nsigma-v2" : "nsigma-v1"; }
+  void Observe(const Observation& step) override;
+  Prediction Predict(int64_t now) const override;
+
+ private:
+  struct PodModel {
+    DecayedMoments moments;
+    int64_t last_seen = 0;
+  };
+  double Sigma(const DecayedMoments& m) const { return m.Mean() + options_.n * m.Stdev(); }
+
+  NSigmaOptions options_;
+  bool per_pod_;
+  DecayedMoments node_;
+  DecayedMoments system_;
+  std::map<std::string, PodModel> pods_;
+  double capacity_ = 0;
+};
+
+}  // namespace qrm::advisor

@@ -1,0 +1,37 @@
+// qrm-advisor: the node advisor (docs/advisor.md).
+//
+//   qrm-advisor replay [flags] FILE   score the peak models on a usage trace
+//   qrm-advisor synth [flags]         write a synthetic trace (simple CSV) to stdout
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "cmd/qrm-advisor/commands.h"
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: qrm-advisor COMMAND [flags]\n"
+    "commands:\n"
+    "  replay [flags] FILE   replay a usage trace through the peak models and score them\n"
+    "  synth [flags]         write a synthetic usage trace (simple CSV) to stdout\n"
+    "Run qrm-advisor COMMAND --help for its flags.\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fputs(kUsage, stderr);
+    return 2;
+  }
+  const std::string command = argv[1];
+  const std::vector<std::string> args(argv + 2, argv + argc);
+  if (command == "replay") return qrm::advisor_cmd::RunReplay(args);
+  if (command == "synth") return qrm::advisor_cmd::RunSynth(args);
+  if (command == "--help" || command == "-h" || command == "help") {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  std::fprintf(stderr, "qrm-advisor: unknown command \"%s\"\n%s", command.c_str(), kUsage);
+  return 2;
+}
