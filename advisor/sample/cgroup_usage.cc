@@ -1,0 +1,107 @@
+#include "advisor/sample/cgroup_usage.h"
+
+#include <cerrno>
+#include <charconv>
+#include <fstream>
+#include <sstream>
+#include <string_view>
+
+#include <fmt/format.h>
+#include <sys/stat.h>
+
+namespace qrm::advisor {
+namespace {
+
+bool Exists(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+// The whole of a small control file. kNotFound when the file (the cgroup) is gone.
+StatusOr<std::string> ReadControlFile(const std::string& file) {
+  std::ifstream in(file);
+  if (!in) {
+    if (errno == ENOENT || !Exists(file)) {
+      return NotFoundError(fmt::format("{}: does not exist (the cgroup is gone)", file));
+    }
+    return DataLossError(fmt::format("{}: cannot be read", file));
+  }
+  std::ostringstream content;
+  content << in.rdbuf();
+  return content.str();
+}
+
+StatusOr<uint64_t> ParseCounter(std::string_view text, const std::string& file) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
+  uint64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty()) {
+    return DataLossError(
+        fmt::format("{}: invalid value \"{}\" (a counter)", file, text.substr(0, 64)));
+  }
+  return value;
+}
+
+StatusOr<uint64_t> ReadCounter(const std::string& file) {
+  QRM_ASSIGN_OR_RETURN(const std::string content, ReadControlFile(file));
+  return ParseCounter(content, file);
+}
+
+uint64_t WorkingSet(uint64_t usage, uint64_t inactive_file) {
+  return usage > inactive_file ? usage - inactive_file : 0;
+}
+
+}  // namespace
+
+StatusOr<uint64_t> StatField(const std::string& content, const std::string& key,
+                             const std::string& file) {
+  std::istringstream lines(content);
+  for (std::string line; std::getline(lines, line);) {
+    const size_t space = line.find(' ');
+    if (space == std::string::npos || line.compare(0, space, key) != 0 || space != key.size()) {
+      continue;
+    }
+    return ParseCounter(std::string_view(line).substr(space + 1), file + " " + key);
+  }
+  return DataLossError(fmt::format("{}: no {} line", file, key));
+}
+
+CgroupVersion DetectCgroupVersion(const std::string& root) {
+  return Exists(root + "/cgroup.controllers") ? CgroupVersion::kV2 : CgroupVersion::kV1;
+}
+
+CgroupReader::CgroupReader(std::string root, CgroupVersion version)
+    : root_(std::move(root)), version_(version) {}
+
+StatusOr<uint64_t> CgroupReader::CpuV1(const std::string& path) const {
+  const std::string separate = root_ + "/cpuacct" + path + "/cpuacct.usage";
+  if (Exists(separate) || !Exists(root_ + "/cpu,cpuacct")) return ReadCounter(separate);
+  return ReadCounter(root_ + "/cpu,cpuacct" + path + "/cpuacct.usage");
+}
+
+StatusOr<CgroupCounters> CgroupReader::Read(const std::string& path) const {
+  CgroupCounters c;
+  if (version_ == CgroupVersion::kV2) {
+    const std::string dir = root_ + path;
+    QRM_ASSIGN_OR_RETURN(const std::string cpu_stat, ReadControlFile(dir + "/cpu.stat"));
+    QRM_ASSIGN_OR_RETURN(const uint64_t usage_us,
+                         StatField(cpu_stat, "usage_usec", dir + "/cpu.stat"));
+    c.cpu_usage_ns = usage_us * 1000;
+    QRM_ASSIGN_OR_RETURN(const uint64_t current, ReadCounter(dir + "/memory.current"));
+    QRM_ASSIGN_OR_RETURN(const std::string memory_stat, ReadControlFile(dir + "/memory.stat"));
+    QRM_ASSIGN_OR_RETURN(const uint64_t inactive,
+                         StatField(memory_stat, "inactive_file", dir + "/memory.stat"));
+    c.memory_working_set = WorkingSet(current, inactive);
+    return c;
+  }
+  QRM_ASSIGN_OR_RETURN(c.cpu_usage_ns, CpuV1(path));
+  const std::string memory = root_ + "/memory" + path;
+  QRM_ASSIGN_OR_RETURN(const uint64_t usage, ReadCounter(memory + "/memory.usage_in_bytes"));
+  QRM_ASSIGN_OR_RETURN(const std::string stat, ReadControlFile(memory + "/memory.stat"));
+  QRM_ASSIGN_OR_RETURN(const uint64_t inactive,
+                       StatField(stat, "total_inactive_file", memory + "/memory.stat"));
+  c.memory_working_set = WorkingSet(usage, inactive);
+  return c;
+}
+
+}  // namespace qrm::advisor

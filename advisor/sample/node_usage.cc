@@ -1,0 +1,117 @@
+#include "advisor/sample/node_usage.h"
+
+#include <charconv>
+#include <fstream>
+#include <sstream>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace qrm::advisor {
+namespace {
+
+StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return DataLossError(fmt::format("{}: cannot be read", path));
+  std::ostringstream content;
+  content << in.rdbuf();
+  return content.str();
+}
+
+StatusOr<uint64_t> Number(std::string_view text, std::string_view file, std::string_view field) {
+  uint64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty()) {
+    return DataLossError(
+        fmt::format("{}: {}: invalid value \"{}\" (a counter)", file, field, text.substr(0, 64)));
+  }
+  return value;
+}
+
+std::vector<std::string_view> Words(std::string_view line) {
+  std::vector<std::string_view> words;
+  size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && line[i] == ' ') ++i;
+    const size_t start = i;
+    while (i < line.size() && line[i] != ' ') ++i;
+    if (i > start) words.push_back(line.substr(start, i - start));
+  }
+  return words;
+}
+
+}  // namespace
+
+Status ParseProcStat(const std::string& content, NodeCounters& out) {
+  static constexpr const char* kFields[] = {"user",   "nice", "system",  "idle",
+                                            "iowait", "irq",  "softirq", "steal"};
+  std::istringstream lines(content);
+  bool total = false;
+  out.cpus = 0;
+  for (std::string line; std::getline(lines, line);) {
+    const std::vector<std::string_view> w = Words(line);
+    if (w.empty() || !w[0].starts_with("cpu")) continue;
+    if (w[0] != "cpu") {
+      ++out.cpus;
+      continue;
+    }
+    if (w.size() < 9) {
+      return DataLossError(
+          fmt::format("/proc/stat: cpu line has {} fields, not >= 8", w.size() - 1));
+    }
+    uint64_t v[8];
+    for (int i = 0; i < 8; ++i) {
+      QRM_ASSIGN_OR_RETURN(v[i], Number(w[i + 1], "/proc/stat", kFields[i]));
+    }
+    out.cpu_busy_ticks = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
+    out.cpu_total_ticks = out.cpu_busy_ticks + v[3] + v[4];
+    total = true;
+  }
+  if (!total) return DataLossError("/proc/stat: no cpu line");
+  if (out.cpus == 0) return DataLossError("/proc/stat: no cpuN line");
+  return Status::Ok();
+}
+
+Status ParseMeminfo(const std::string& content, NodeCounters& out) {
+  std::istringstream lines(content);
+  bool total = false, available = false;
+  for (std::string line; std::getline(lines, line);) {
+    const std::vector<std::string_view> w = Words(line);
+    if (w.size() < 2) continue;
+    const bool is_total = w[0] == "MemTotal:", is_available = w[0] == "MemAvailable:";
+    if (!is_total && !is_available) continue;
+    if (w.size() != 3 || w[2] != "kB") {
+      return DataLossError(
+          fmt::format("/proc/meminfo: {}: invalid line \"{}\" (N kB)", w[0], line));
+    }
+    QRM_ASSIGN_OR_RETURN(const uint64_t kib, Number(w[1], "/proc/meminfo", w[0]));
+    (is_total ? out.memory_total : out.memory_available) = kib * 1024;
+    (is_total ? total : available) = true;
+  }
+  if (!total || !available) {
+    return DataLossError("/proc/meminfo: MemTotal or MemAvailable is missing");
+  }
+  return Status::Ok();
+}
+
+StatusOr<NodeCounters> ReadNodeCounters(const std::string& procfs_root) {
+  NodeCounters c;
+  QRM_ASSIGN_OR_RETURN(const std::string stat, ReadFile(procfs_root + "/stat"));
+  QRM_RETURN_IF_ERROR(ParseProcStat(stat, c));
+  QRM_ASSIGN_OR_RETURN(const std::string meminfo, ReadFile(procfs_root + "/meminfo"));
+  QRM_RETURN_IF_ERROR(ParseMeminfo(meminfo, c));
+  return c;
+}
+
+std::optional<double> NodeCoresUsed(const NodeCounters& before, const NodeCounters& after) {
+  if (after.cpu_total_ticks <= before.cpu_total_ticks ||
+      after.cpu_busy_ticks < before.cpu_busy_ticks) {
+    return std::nullopt;
+  }
+  const double busy = static_cast<double>(after.cpu_busy_ticks - before.cpu_busy_ticks);
+  const double total = static_cast<double>(after.cpu_total_ticks - before.cpu_total_ticks);
+  return busy / total * after.cpus;
+}
+
+}  // namespace qrm::advisor
