@@ -12,10 +12,10 @@ namespace {
 constexpr int64_t kDay = 24 * 3600;
 constexpr double kTailSamples = 5;
 
-// Distance between two times of day, in whole hours (0..12).
-int64_t HoursApart(int64_t a, int64_t b) {
+// Distance between two times of day, in seconds (0..12 h).
+int64_t TimeOfDayApart(int64_t a, int64_t b) {
   const int64_t d = std::abs(((a % kDay) + kDay) % kDay - ((b % kDay) + kDay) % kDay);
-  return std::min(d, kDay - d) / 3600;
+  return std::min(d, kDay - d);
 }
 
 // The q-quantile of `values` (nearest rank, rounding up: conservative).
@@ -34,19 +34,27 @@ Status AdaptiveOptions::Validate() const {
     return InvalidArgumentError(
         fmt::format("violation_budget: invalid value {} (between 0 and 0.5)", violation_budget));
   }
-  if (horizon_s < 60 || level_window_s < 1 || memory_s < horizon_s) {
-    return InvalidArgumentError(fmt::format(
-        "horizon {} s, level window {} s, memory {} s: need horizon >= 60 s, level window >= "
-        "1 s and memory >= horizon",
-        horizon_s, level_window_s, memory_s));
+  if (horizon_s < 60) {
+    return InvalidArgumentError(fmt::format("horizon: invalid value {} s (>= 60 s)", horizon_s));
+  }
+  if (level_window_s < 1) {
+    return InvalidArgumentError(
+        fmt::format("level_window: invalid value {} s (>= 1 s)", level_window_s));
+  }
+  if (memory_s < horizon_s) {
+    return InvalidArgumentError(
+        fmt::format("memory: invalid value {} s (>= the horizon, {} s)", memory_s, horizon_s));
   }
   if (!(step_size >= 0 && step_size <= 0.1)) {
     return InvalidArgumentError(fmt::format("step_size: invalid value {} (0 to 0.1)", step_size));
   }
-  if (hour_spread > 12 || min_residuals < 1) {
-    return InvalidArgumentError(fmt::format(
-        "hour_spread {} / min_residuals {}: need hour_spread <= 12 and min_residuals >= 1",
-        hour_spread, min_residuals));
+  if (hour_spread > 12) {
+    return InvalidArgumentError(
+        fmt::format("hour_spread: invalid value {} (<= 12; < 0: no time of day)", hour_spread));
+  }
+  if (min_residuals < 1) {
+    return InvalidArgumentError(
+        fmt::format("min_residuals: invalid value {} (>= 1)", min_residuals));
   }
   return Status::Ok();
 }
@@ -95,7 +103,8 @@ std::optional<double> AdaptiveModel::Margin(int64_t now) const {
   std::vector<double> same_hours, all;
   for (const Residual& r : residuals_) {
     all.push_back(r.value);
-    if (options_.hour_spread >= 0 && HoursApart(r.start, now) <= options_.hour_spread) {
+    if (options_.hour_spread >= 0 &&
+        TimeOfDayApart(r.start, now) <= int64_t{options_.hour_spread} * 3600) {
       same_hours.push_back(r.value);
     }
   }
@@ -111,9 +120,11 @@ std::optional<double> AdaptiveModel::Margin(int64_t now) const {
 
 Prediction AdaptiveModel::Predict(int64_t now) const {
   Prediction out;
+  if (recent_.empty()) return out;
+  out.known = true;
   const std::optional<double> margin = Margin(now);
-  if (!margin || recent_.empty()) {
-    out.peak = capacity_;
+  if (!margin) {
+    out.peak = capacity_;  // not enough horizons yet: nothing is reclaimed
     return out;
   }
   out.peak = std::clamp(Level() + *margin * capacity_, 0.0, capacity_);

@@ -7,8 +7,8 @@
 //
 //   peak = level + q(residuals)        level = highest representative sample of the last
 //                                      `level_window_s`
-//                                      residual = a past horizon's highest sample minus
-//                                      the level at its start
+//                                      residual = how far a past horizon's highest
+//                                      sample rose above the level at its start
 //
 // q is the (1 - alpha) quantile of the residuals of the last `memory_s`, taken over the
 // horizons that started within `hour_spread` hours of the same time of day when there are

@@ -31,8 +31,8 @@ Status HistogramOptions::Validate() const {
   if (!(max_value > first_bucket) || !std::isfinite(max_value)) {
     return bad("max_value", max_value, "> first_bucket");
   }
-  if (!(half_life_s > 0) || !std::isfinite(half_life_s)) {
-    return bad("half_life", half_life_s, "> 0 s");
+  if (!(half_life_s > 0) || !(half_life_s <= 1e12)) {
+    return bad("half_life", half_life_s, "> 0 s and <= 1e12 s");
   }
   if (!(min_weight >= 0) || !std::isfinite(min_weight)) {
     return bad("min_weight", min_weight, ">= 0");
@@ -51,6 +51,12 @@ DecayedHistogram::DecayedHistogram(const HistogramOptions& options) : options_(o
   weights_.assign(BucketCount(options_), 0.0);
 }
 
+double DecayedHistogram::UpperEdge(size_t i) const {
+  // The last bucket holds everything above max_value and has no upper edge: its start, as
+  // Koordinator (and the VPA histogram it comes from) answers.
+  return i + 1 < weights_.size() ? BucketStart(i + 1) : BucketStart(i);
+}
+
 size_t DecayedHistogram::BucketOf(double value) const {
   if (!(value >= options_.first_bucket)) return 0;  // also NaN
   const double i = std::floor(std::log(value * (options_.ratio - 1) / options_.first_bucket + 1) /
@@ -66,7 +72,8 @@ double DecayedHistogram::BucketStart(size_t i) const {
 void DecayedHistogram::Add(double value, double weight, int64_t time) {
   if (!(weight > 0) || !std::isfinite(weight) || !std::isfinite(value)) return;
   if (!has_reference_) {
-    reference_ = time - time % static_cast<int64_t>(std::max(1.0, options_.half_life_s));
+    const auto half_life = static_cast<int64_t>(std::max(1.0, options_.half_life_s));
+    reference_ = time - (((time % half_life) + half_life) % half_life);  // down, also < 0
     has_reference_ = true;
   }
   if (static_cast<double>(time - reference_) / options_.half_life_s > kMaxExponent) Rebase(time);
@@ -78,7 +85,7 @@ void DecayedHistogram::Add(double value, double weight, int64_t time) {
 
 void DecayedHistogram::Rebase(int64_t time) {
   const auto half_life = static_cast<int64_t>(std::max(1.0, options_.half_life_s));
-  const int64_t next = time - time % half_life;
+  const int64_t next = time - (((time % half_life) + half_life) % half_life);
   const double factor = std::exp2(-static_cast<double>(next - reference_) / options_.half_life_s);
   total_ = 0;
   for (double& w : weights_) {
@@ -99,9 +106,9 @@ double DecayedHistogram::Percentile(double q) const {
     if (weights_[i] < options_.min_weight) continue;
     last_nonempty = i;
     cumulative += weights_[i];
-    if (cumulative >= target) return BucketStart(i + 1);
+    if (cumulative >= target) return UpperEdge(i);
   }
-  return BucketStart(last_nonempty + 1);  // rounding left the target a hair above the sum
+  return UpperEdge(last_nonempty);  // rounding left the target a hair above the sum
 }
 
 bool DecayedHistogram::empty() const {

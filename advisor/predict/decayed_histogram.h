@@ -37,7 +37,8 @@ class DecayedHistogram {
   void Add(double value, double weight, int64_t time);
 
   // The upper edge of the bucket where the cumulative weight first reaches q * total, for q in
-  // [0, 1] (biased up by at most one bucket width, as Koordinator's). 0 when empty.
+  // [0, 1] (biased up by at most one bucket width, as Koordinator's; UpperEdge). 0 when
+  // empty.
   double Percentile(double q) const;
 
   bool empty() const;
@@ -50,6 +51,8 @@ class DecayedHistogram {
   // Bucket arithmetic, public for tests and the checkpoint.
   size_t BucketOf(double value) const;
   double BucketStart(size_t i) const;
+  // What Percentile answers for bucket i: its upper edge (the last bucket: its start).
+  double UpperEdge(size_t i) const;
 
   // Raw state for the checkpoint: bucket weights relative to reference_time().
   const std::vector<double>& weights() const { return weights_; }

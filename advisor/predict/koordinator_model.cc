@@ -21,6 +21,7 @@ KoordinatorModel::KoordinatorModel(const KoordinatorOptions& options)
 void KoordinatorModel::Observe(const Observation& step) {
   observed_ = true;
   capacity_ = step.capacity;
+  last_step_ = step.time;
   double prod = 0;
   for (const PodUsage& pod : step.pods) {
     if (!IsProtected(pod.priority)) continue;
@@ -42,14 +43,13 @@ void KoordinatorModel::Observe(const Observation& step) {
 
 Prediction KoordinatorModel::Predict(int64_t now) const {
   Prediction out;
-  if (!observed_) {
-    out.peak = capacity_;
-    return out;
-  }
+  if (!observed_) return out;
+  out.known = true;
   double pod_peak = 0;
   for (const auto& [uid, model] : pods_) {
-    // Only the pods of the latest step are on the node; the others await garbage collection.
-    if (model.last_seen < now - options_.gc_after_s) continue;
+    // Only the pods of the latest step are on the node; the others await garbage collection
+    // (their histograms are kept a while for a pod that comes back).
+    if (model.last_seen != last_step_) continue;
     const double p = options_.margin * model.histogram.Percentile(options_.percentile);
     out.pods[uid] = p;
     const bool cold = now - model.started < options_.cold_start_s;

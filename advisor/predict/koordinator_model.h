@@ -51,6 +51,7 @@ class KoordinatorModel : public PeakModel {
   DecayedHistogram prod_;
   std::map<std::string, PodModel> pods_;
   double capacity_ = 0;
+  int64_t last_step_ = 0;  // the time of the latest step: its pods are the node's now
   bool observed_ = false;
 };
 

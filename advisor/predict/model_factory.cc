@@ -1,5 +1,8 @@
 #include "advisor/predict/model_factory.h"
 
+#include <cmath>
+#include <utility>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -11,6 +14,15 @@ ModelOptions ModelOptions::ForResource(Resource resource) {
   o.nsigma.half_life_s = o.koordinator.histogram.half_life_s;
   o.resource_central.histogram = o.koordinator.histogram;
   o.resource_central.percentile = o.koordinator.percentile;
+  return o;
+}
+
+ModelOptions ModelOptions::ForPercent(Resource resource) {
+  ModelOptions o = ForResource(resource);
+  const HistogramOptions cpu = KoordinatorOptions::For(Resource::kCpu).histogram;
+  o.koordinator.histogram.first_bucket = cpu.first_bucket;
+  o.koordinator.histogram.max_value = cpu.max_value;
+  o.resource_central.histogram = o.koordinator.histogram;
   return o;
 }
 
@@ -29,10 +41,21 @@ Status ModelOptions::Validate() const {
     return InvalidArgumentError(
         fmt::format("koordinator.margin: invalid value {} (>= 1)", koordinator.margin));
   }
-  if (!(nsigma.n >= 0) || !(nsigma.half_life_s > 0)) {
-    return InvalidArgumentError(
-        fmt::format("nsigma: invalid n {} or half-life {} s (n >= 0, half-life > 0)", nsigma.n,
-                    nsigma.half_life_s));
+  if (!(nsigma.n >= 0) || !std::isfinite(nsigma.n)) {
+    return InvalidArgumentError(fmt::format("nsigma.n: invalid value {} (>= 0)", nsigma.n));
+  }
+  if (!(nsigma.half_life_s > 0) || !(nsigma.half_life_s <= 1e12)) {
+    return InvalidArgumentError(fmt::format(
+        "nsigma.half_life: invalid value {} s (> 0 s and <= 1e12 s)", nsigma.half_life_s));
+  }
+  for (const auto& [field, value] :
+       {std::pair{"koordinator.cold_start", koordinator.cold_start_s},
+        std::pair{"koordinator.gc_after", koordinator.gc_after_s},
+        std::pair{"nsigma.gc_after", nsigma.gc_after_s},
+        std::pair{"resource-central.gc_after", resource_central.gc_after_s}}) {
+    if (value < 0) {
+      return InvalidArgumentError(fmt::format("{}: invalid value {} s (>= 0 s)", field, value));
+    }
   }
   if (!(borg_overcommit >= 1)) {
     return InvalidArgumentError(
@@ -73,6 +96,7 @@ StatusOr<std::unique_ptr<PeakModel>> MakeModel(std::string_view spec, const Mode
   if (!spec.starts_with("max:")) return MakeSingle(spec, o);
   std::vector<std::unique_ptr<PeakModel>> parts;
   std::string_view rest = spec.substr(4);
+  if (rest.ends_with('+')) rest = "+";  // an empty last part: refused below
   while (!rest.empty()) {
     const size_t plus = rest.find('+');
     const std::string_view part = rest.substr(0, plus);

@@ -26,6 +26,11 @@ struct ModelOptions {
   AdaptiveOptions adaptive;
 
   static ModelOptions ForResource(Resource resource);
+  // For usage in percent of the machine (the Alibaba layouts): the histograms span 0.025 to
+  // 1024 (Koordinator's CPU buckets) for both resources; the percentiles and half-lives stay
+  // the resource's. Koordinator's memory buckets start at 5 MiB and would put every percent
+  // value in bucket 0.
+  static ModelOptions ForPercent(Resource resource);
   Status Validate() const;
 };
 

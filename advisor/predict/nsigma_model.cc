@@ -12,6 +12,7 @@ NSigmaModel::NSigmaModel(const NSigmaOptions& options, bool per_pod)
 
 void NSigmaModel::Observe(const Observation& step) {
   capacity_ = step.capacity;
+  last_step_ = step.time;
   node_.Add(ProtectedUsage(step), step.time);
   if (!per_pod_) return;
   system_.Add(step.System(), step.time);
@@ -26,17 +27,15 @@ void NSigmaModel::Observe(const Observation& step) {
   });
 }
 
-Prediction NSigmaModel::Predict(int64_t now) const {
+Prediction NSigmaModel::Predict(int64_t) const {
   Prediction out;
-  if (node_.empty()) {
-    out.peak = capacity_;
-    return out;
-  }
+  if (node_.empty()) return out;
+  out.known = true;
   out.peak = Sigma(node_);
   if (!per_pod_) return out;
   double pods = Sigma(system_);
   for (const auto& [uid, model] : pods_) {
-    if (model.last_seen < now - options_.gc_after_s) continue;
+    if (model.last_seen != last_step_) continue;  // not on the node any more
     out.pods[uid] = Sigma(model.moments);
     pods += out.pods[uid];
   }

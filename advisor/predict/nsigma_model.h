@@ -40,6 +40,7 @@ class NSigmaModel : public PeakModel {
   DecayedMoments system_;
   std::map<std::string, PodModel> pods_;
   double capacity_ = 0;
+  int64_t last_step_ = 0;
 };
 
 }  // namespace qrm::advisor

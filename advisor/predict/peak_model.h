@@ -16,6 +16,10 @@
 namespace qrm::advisor {
 
 struct Prediction {
+  // False until the model has observed a step: it has nothing to say yet (the capacity is not
+  // even known), and callers keep what they have (the advisor leaves the pools as
+  // configured; the replay does not score the window).
+  bool known = false;
   // Predicted peak of the protected usage (system + Prod pods), the models' main output.
   double peak = 0;
   // Per priority class (the class's summed usage) and per pod, where the model has them.

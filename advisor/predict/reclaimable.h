@@ -20,7 +20,7 @@ double MidAllocatable(double capacity, double allocated_prod, double peak_prod,
 //   batch = capacity - capacity * (100 - reclaim_threshold_percent) / 100 - system_used
 //           - high_priority_used
 //   system_used = max(node_used - pods_used, node_reserved)
-// never below 0. Defaults: 60 % for CPU, 65 % for memory.
+// never below 0. Koordinator's thresholds: 60 % for CPU (the default here), 65 % for memory.
 struct BatchUsageOptions {
   double reclaim_threshold_percent = 60;
   double node_reserved = 0;

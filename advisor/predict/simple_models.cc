@@ -5,6 +5,7 @@
 namespace qrm::advisor {
 
 void BorgDefaultModel::Observe(const Observation& step) {
+  observed_ = true;
   capacity_ = step.capacity;
   requested_ = 0;
   bool any_pod = false;
@@ -18,6 +19,8 @@ void BorgDefaultModel::Observe(const Observation& step) {
 
 Prediction BorgDefaultModel::Predict(int64_t) const {
   Prediction out;
+  if (!observed_) return out;
+  out.known = true;
   out.peak = requested_ / overcommit_;
   out.classes[PriorityClass::kProd] = out.peak;
   return out;
@@ -29,6 +32,7 @@ ResourceCentralModel::ResourceCentralModel(const ResourceCentralOptions& options
 void ResourceCentralModel::Observe(const Observation& step) {
   observed_ = true;
   capacity_ = step.capacity;
+  last_step_ = step.time;
   system_.Add(step.System(), 1, step.time);
   for (const PodUsage& pod : step.pods) {
     if (!IsProtected(pod.priority)) continue;
@@ -41,15 +45,13 @@ void ResourceCentralModel::Observe(const Observation& step) {
   });
 }
 
-Prediction ResourceCentralModel::Predict(int64_t now) const {
+Prediction ResourceCentralModel::Predict(int64_t) const {
   Prediction out;
-  if (!observed_) {
-    out.peak = capacity_;
-    return out;
-  }
+  if (!observed_) return out;
+  out.known = true;
   out.peak = system_.Percentile(options_.percentile);
   for (const auto& [uid, model] : pods_) {
-    if (model.last_seen < now - options_.gc_after_s) continue;
+    if (model.last_seen != last_step_) continue;  // not on the node any more
     out.pods[uid] = model.histogram.Percentile(options_.percentile);
     out.peak += out.pods[uid];
   }
@@ -67,6 +69,8 @@ Prediction MaxModel::Predict(int64_t now) const {
   Prediction out;
   for (const auto& m : models_) {
     const Prediction p = m->Predict(now);
+    if (!p.known) return Prediction{};  // all or nothing: a max over some models is not theirs
+    out.known = true;
     out.peak = std::max(out.peak, p.peak);
     for (const auto& [c, v] : p.classes) out.classes[c] = std::max(out.classes[c], v);
     for (const auto& [uid, v] : p.pods) out.pods[uid] = std::max(out.pods[uid], v);

@@ -29,6 +29,7 @@ class BorgDefaultModel : public PeakModel {
   double overcommit_;
   double requested_ = 0;
   double capacity_ = 0;
+  bool observed_ = false;
 };
 
 struct ResourceCentralOptions {
@@ -53,6 +54,7 @@ class ResourceCentralModel : public PeakModel {
   DecayedHistogram system_;
   std::map<std::string, PodModel> pods_;
   double capacity_ = 0;
+  int64_t last_step_ = 0;
   bool observed_ = false;
 };
 

@@ -37,6 +37,12 @@ std::vector<Window> Windows(const std::vector<Observation>& steps, int64_t step_
   return out;
 }
 
+// What a model's prediction leaves: a model with nothing to say, or a prediction that is not
+// a number (a model's bug), reclaims nothing.
+double Predicted(const Prediction& p, double capacity) {
+  return p.known && std::isfinite(p.peak) ? p.peak : capacity;
+}
+
 void Record(Score& score, double capacity, double predicted, double actual) {
   ++score.windows;
   score.reclaimable_sum += std::max(capacity - std::max(predicted, 0.0), 0.0) / capacity;
@@ -49,7 +55,10 @@ void Record(Score& score, double capacity, double predicted, double actual) {
 }  // namespace
 
 Status ReplayOptions::Validate() const {
-  if (steps.step_s < 1 || window_s < steps.step_s || window_s % steps.step_s != 0) {
+  if (steps.step_s < 1) {
+    return InvalidArgumentError(fmt::format("step: invalid value {} s (>= 1 s)", steps.step_s));
+  }
+  if (window_s < steps.step_s || window_s % steps.step_s != 0) {
     return InvalidArgumentError(fmt::format(
         "window: invalid value {} s (a multiple of the step, {} s)", window_s, steps.step_s));
   }
@@ -124,7 +133,8 @@ StatusOr<ReplayResult> ReplaySteps(const std::vector<Observation>& steps,
     // prediction then either, and pools stay as configured).
     const bool scored = w.first > 0;
     for (size_t m = 0; scored && m <= models.size(); ++m) {
-      const double predicted = m < models.size() ? models[m]->Predict(w.start).peak : w.actual;
+      const double predicted =
+          m < models.size() ? Predicted(models[m]->Predict(w.start), capacity) : w.actual;
       Record(result.models[m].all, capacity, predicted, w.actual);
       if (warm) Record(result.models[m].after_warmup, capacity, predicted, w.actual);
     }

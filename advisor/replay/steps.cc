@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "advisor/predict/peak_model.h"
+
 namespace qrm::advisor {
 namespace {
 
@@ -85,8 +87,11 @@ StatusOr<std::vector<Observation>> FormSteps(const MachineSeries& machine, doubl
       o.pods.push_back(PodUsage{pod.pod, pod.priority.value_or(PriorityClass::kProd),
                                 pod.request.value_or(0), v.representative, v.max, started});
       if (node_from_pods) {
+        // The node's highest sample is unknown: Prod pods count their maxima (the protected
+        // peak is theirs), the reclaimed pods their representative samples, which
+        // ProtectedMax subtracts again.
         o.node += v.representative;
-        o.node_max += v.max;
+        o.node_max += IsProtected(o.pods.back().priority) ? v.max : v.representative;
       }
     }
   }

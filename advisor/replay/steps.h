@@ -7,7 +7,8 @@
 // - A series' representative sample in a step is the `quantile` (nearest rank) of its raw
 //   samples there, Koordinator's p90 of a minute by default; its max is the highest.
 // - Without machine-level samples the node is the sum of its pods (representative: sum of
-//   the pods' representatives; max: sum of their maxima, an upper bound).
+//   the pods' representatives; max: the Prod pods' maxima plus the others' representatives,
+//   an upper bound of the protected peak).
 // - A pod without a priority class is Prod; without a request, 0; its start is its first
 //   sample.
 #pragma once

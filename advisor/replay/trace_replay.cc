@@ -11,9 +11,9 @@ StatusOr<double> CapacityOf(const MachineSeries& machine, const TraceReplayOptio
   if (machine.capacity) return *machine.capacity;
   if (options.capacity) return *options.capacity;
   if (options.format != TraceFormat::kSimple) return 100.0;  // percent of the machine
-  return InvalidArgumentError(
-      fmt::format("{}: machine {}: capacity: no value (the trace has no capacity column; give one)",
-                  options.name, machine.machine));
+  return InvalidArgumentError(fmt::format(
+      "machine {}: capacity: no value (the trace has no capacity column: give --capacity)",
+      machine.machine));
 }
 
 }  // namespace
@@ -42,7 +42,8 @@ StatusOr<TraceReplayResult> ReplayTrace(std::istream& in, const TraceReplayOptio
   QRM_ASSIGN_OR_RETURN(result.stats,
                        ReadTrace(in, options.format, options.resource, options.name,
                                  [&](const UsageRow& row) { return grouper.Add(row); }));
-  QRM_RETURN_IF_ERROR(grouper.Finish());
+  // The last machine is delivered at the end, where the reader adds no context.
+  QRM_RETURN_IF_ERROR(grouper.Finish().WithContext(options.name));
   return result;
 }
 

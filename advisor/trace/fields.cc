@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "advisor/trace/trace_reader.h"
 #include "common/quote.h"
 
 namespace qrm::advisor::trace_internal {
@@ -41,8 +42,11 @@ StatusOr<int64_t> ParseSeconds(const Where& where, std::string_view field, std::
       std::all_of(ptr + 1, end, [](char c) { return c == '0'; })) {
     ptr = end;
   }
-  if (value.empty() || ec != std::errc() || ptr != end || seconds < 0) {
-    return FieldError(where, field, value, "a whole number of seconds >= 0");
+  // Bounded (2^40 s is 34,000 years) so that the replay's step and window arithmetic on
+  // these times cannot overflow.
+  if (value.empty() || ec != std::errc() || ptr != end || seconds < 0 ||
+      seconds > kMaxTraceSeconds) {
+    return FieldError(where, field, value, "a whole number of seconds, 0 to 2^40");
   }
   return seconds;
 }

@@ -51,6 +51,10 @@ struct TraceStats {
 // and reading it whole could take all memory.
 inline constexpr std::size_t kMaxTraceLineBytes = 64 * 1024;
 
+// Latest time a trace may hold (2^40 s): the replay adds steps, windows and warm-ups to
+// trace times, which must not overflow.
+inline constexpr int64_t kMaxTraceSeconds = int64_t{1} << 40;
+
 // A sink returns StopReading() to end ReadTrace early without an error (MachineGrouper does
 // once it has delivered the machines asked for).
 Status StopReading();

@@ -94,21 +94,29 @@ void PrintGain(const ReplayResult& result) {
 
 int main(int argc, char** argv) {
   Args args;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--only") == 0)
+  for (int i = 1; i < argc; i += 2) {
+    if (i + 1 == argc) {
+      std::fprintf(stderr, "replay_bench: %s needs a value\n", argv[i]);
+      return 2;
+    }
+    if (std::strcmp(argv[i], "--only") == 0) {
       args.only.emplace_back(argv[i + 1]);
-    else if (std::strcmp(argv[i], "--seed") == 0)
+    } else if (std::strcmp(argv[i], "--seed") == 0) {
       args.seed = std::strtoull(argv[i + 1], nullptr, 10);
-    else if (std::strcmp(argv[i], "--days") == 0)
+    } else if (std::strcmp(argv[i], "--days") == 0) {
       args.days = std::atoi(argv[i + 1]);
-    else if (std::strcmp(argv[i], "--seeds") == 0)
+    } else if (std::strcmp(argv[i], "--seeds") == 0) {
       args.seeds = std::atoi(argv[i + 1]);
-    else if (std::strcmp(argv[i], "--budget") == 0)
+    } else if (std::strcmp(argv[i], "--budget") == 0) {
       args.budget = std::atof(argv[i + 1]);
-    else {
+    } else {
       std::fprintf(stderr, "replay_bench: unknown flag %s\n", argv[i]);
       return 2;
     }
+  }
+  if (args.seeds < 1 || args.days < 2) {
+    std::fprintf(stderr, "replay_bench: --seeds must be >= 1 and --days >= 2\n");
+    return 2;
   }
   if (!Selected(args, "REPLAY")) return 0;
   std::vector<SyntheticTrace> traces;

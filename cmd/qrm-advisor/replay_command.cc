@@ -1,5 +1,8 @@
 // qrm-advisor replay: flags -> TraceReplayOptions, then the table or JSON report.
+#include <cerrno>
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -25,6 +28,7 @@ struct ReplayFlags {
   std::vector<std::string> machines;
   size_t max_machines = 0;
   double capacity = 0, step_quantile = 0.9, budget = 0.03;
+  bool percent = false;
 };
 
 po::options_description Describe(ReplayFlags& f) {
@@ -37,7 +41,9 @@ po::options_description Describe(ReplayFlags& f) {
       "max-machines", po::value(&f.max_machines)->default_value(0),
       "stop after this many machines (0: all)")(
       "capacity", po::value(&f.capacity)->default_value(0),
-      "the machines' capacity when the trace has none (Alibaba: 100, percent)")(
+      "the machines' capacity when the trace has none (0: not set; Alibaba: 100, percent)")(
+      "percent", po::bool_switch(&f.percent),
+      "a simple trace's usage is percent of the machine (the Alibaba layouts always are)")(
       "models", po::value(&f.models),
       "comma-separated models (default: every model; max:a+b combines)")(
       "window", po::value(&f.window)->default_value(f.window), "the scored window")(
@@ -68,11 +74,18 @@ StatusOr<TraceReplayOptions> ToOptions(const ReplayFlags& f) {
   o.name = f.file == "-" ? "stdin" : f.file;
   o.machines = {f.machines.begin(), f.machines.end()};
   o.max_machines = f.max_machines;
-  if (f.capacity < 0) {
-    return InvalidArgumentError(fmt::format("capacity: invalid value {} (> 0)", f.capacity));
+  if (!(f.capacity >= 0) || !std::isfinite(f.capacity)) {
+    return InvalidArgumentError(
+        fmt::format("--capacity: invalid value {} (> 0, or 0: not set)", f.capacity));
   }
   if (f.capacity > 0) o.capacity = f.capacity;
-  o.replay.model_options = advisor::ModelOptions::ForResource(o.resource);
+  const bool percent = f.percent || o.format != advisor::TraceFormat::kSimple;
+  o.replay.model_options = percent ? advisor::ModelOptions::ForPercent(o.resource)
+                                   : advisor::ModelOptions::ForResource(o.resource);
+  if (!(f.budget > 0 && f.budget < 0.5)) {
+    return InvalidArgumentError(
+        fmt::format("--budget: invalid value {} (between 0 and 0.5)", f.budget));
+  }
   o.replay.model_options.adaptive.violation_budget = f.budget;
   QRM_ASSIGN_OR_RETURN(o.replay.window_s, Seconds(f.window, "window"));
   QRM_ASSIGN_OR_RETURN(o.replay.steps.step_s, Seconds(f.step, "step"));
@@ -122,7 +135,7 @@ int RunReplay(const std::vector<std::string>& args) {
   std::ifstream file;
   if (flags.file != "-") {
     file.open(flags.file, std::ios::binary);
-    if (!file) return Fail(fmt::format("cannot open {}", flags.file));
+    if (!file) return Fail(fmt::format("cannot open {}: {}", flags.file, std::strerror(errno)));
   }
   auto result = advisor::ReplayTrace(flags.file == "-" ? std::cin : file, *options);
   if (!result.ok()) return Fail(result.status().message());

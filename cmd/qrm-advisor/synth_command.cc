@@ -1,5 +1,5 @@
 // qrm-advisor synth: the reference synthetic trace (advisor/replay/reference_trace.h), or a
-// variation of it, as simple CSV on stdout; --truth writes the ground truth beside it.
+// variation of it, as simple CSV on stdout.
 #include <cstdio>
 #include <iostream>
 #include <sstream>
@@ -21,7 +21,7 @@ struct SynthFlags {
   uint64_t seed = 1;
   int days = 8;
   int64_t step = 10;
-  double bursts_per_day = 6;
+  double bursts_per_day = -1;  // not given: the reference trace's
 };
 
 po::options_description Describe(SynthFlags& f) {
@@ -30,8 +30,8 @@ po::options_description Describe(SynthFlags& f) {
                                                "the random seed")(
       "days", po::value(&f.days)->default_value(f.days), "length of the trace (1..366)")(
       "step", po::value(&f.step)->default_value(f.step), "seconds between samples (1..3600)")(
-      "bursts-per-day", po::value(&f.bursts_per_day)->default_value(f.bursts_per_day),
-      "mean number of bursts a day");
+      "bursts-per-day", po::value(&f.bursts_per_day),
+      "mean number of bursts a day (default: the reference trace's)");
   return d;
 }
 
@@ -60,7 +60,7 @@ int RunSynth(const std::vector<std::string>& args) {
   }
   advisor::SyntheticOptions options = advisor::ReferenceSyntheticOptions(flags.seed, flags.days);
   options.step = flags.step;
-  options.bursts.per_day = flags.bursts_per_day;
+  if (vm.count("bursts-per-day")) options.bursts.per_day = flags.bursts_per_day;
   auto trace = advisor::GenerateSynthetic(options);
   if (!trace.ok()) {
     std::fprintf(stderr, "qrm-advisor synth: %s\n", trace.status().message().c_str());

@@ -15,7 +15,9 @@
 //  * rows + skipped_empty never exceed the lines read, and the sink saw every counted row;
 //  * the grouper delivers each machine once, at most max_machines of them, every series
 //    sorted by time, every pod named once; read to the end it delivers every row;
-//  * what was read whole writes back with WriteSimpleCsv and reads back to the same series.
+//  * what was read whole writes back with WriteSimpleCsv and reads back to the same series;
+//  * every machine goes through the replay (steps, windows, a few models) without an error,
+//    every score a share in [0, 1].
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -26,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "advisor/replay/trace_replay.h"
 #include "advisor/trace/fields.h"
 #include "advisor/trace/machine_series.h"
 #include "advisor/trace/simple_writer.h"
@@ -162,6 +165,24 @@ void CheckRoundTrip(const std::vector<MachineSeries>& machines, qrm::advisor::Re
   }
 }
 
+// Every machine through the replay's steps and scoring, with cheap models: whatever times and
+// values a trace holds, nothing overflows and the scores stay shares.
+void CheckReplay(const std::vector<MachineSeries>& machines) {
+  qrm::advisor::ReplayOptions options;
+  options.models = {"borg-default", "adaptive", "max:koordinator+nsigma-v2"};
+  options.model_options = qrm::advisor::ModelOptions::ForPercent(qrm::advisor::Resource::kCpu);
+  options.warmup_s = 600;
+  for (const MachineSeries& m : machines) {
+    auto result = qrm::advisor::ReplayMachine(m, m.capacity.value_or(100), options);
+    Check(result.ok(), "the replay refused a machine the reader accepted");
+    for (const qrm::advisor::ModelResult& r : result->models) {
+      const double v = r.all.ViolationRate(), reclaim = r.all.MeanReclaimable();
+      Check(v >= 0 && v <= 1 && reclaim >= 0 && reclaim <= 1, "a score is not a share");
+      Check(r.after_warmup.windows <= r.all.windows, "more warm windows than windows");
+    }
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -195,5 +216,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Check(stats.ok() && samples == stats->rows, "the grouper lost or invented rows");
     CheckRoundTrip(grouped.machines, resource);
   }
+  CheckReplay(grouped.machines);
   return 0;
 }

@@ -77,20 +77,25 @@ TEST_CASE("adaptive: misses lower alpha, so a new regime is covered sooner",
 
 TEST_CASE("adaptive: horizons at the same time of day set the margin", "[advisor][adaptive]") {
   AdaptiveOptions o = Options();
-  o.hour_spread = 0;
+  o.hour_spread = 1;
   o.step_size = 0;  // alpha stays at the budget
-  // 24 horizons an hour over two days: the hour's pool is used when it expects 5 residuals
-  // above its quantile, so the budget must be >= 5 / 24.
+  // About 24 horizons within +-1 h a day: the time-of-day pool is used when it expects 5
+  // residuals above its quantile, so the budget must be >= 5 / 24.
   o.violation_budget = 0.25;
+  o.min_residuals = 5;
   AdaptiveModel m(o);
-  // Two days: at 08:xx every horizon rises by 64; at other hours by 32.
-  for (int64_t t = 60; t <= 2 * 24 * 3600; t += 60) {
-    const bool morning = (t % (24 * 3600)) / 3600 == 8;
-    const bool spike = (t / 60) % 5 == 3;
-    m.Observe(Step(t, 16, spike ? (morning ? 80 : 48) : 16));
+  // One day: horizons starting 10:00-10:59 rise by 64 (to 80), all others by 32 (to 48).
+  for (int64_t t = 60; t <= 24 * 3600; t += 60) {
+    const bool ten = (t / 3600) == 10;
+    m.Observe(Step(t, 16, (t / 60) % 5 == 3 ? (ten ? 80 : 48) : 16));
   }
-  CHECK(m.Predict(2 * 24 * 3600 + 8 * 3600 + 600).peak == Approx(80));
-  CHECK(m.Predict(2 * 24 * 3600 + 14 * 3600).peak == Approx(48));
+  const int64_t day = 24 * 3600;
+  // 10:30: the pool is 09:30-11:30, half of it the 10 o'clock horizons.
+  CHECK(m.Predict(day + 10 * 3600 + 30 * 60).peak == Approx(80));
+  // 12:05: 10:05-10:59 are 66 to 120 minutes away, outside +-1 h (whole hours apart would
+  // have let them in).
+  CHECK(m.Predict(day + 12 * 3600 + 5 * 60).peak == Approx(48));
+  CHECK(m.Predict(day + 16 * 3600).peak == Approx(48));
 }
 
 TEST_CASE("adaptive options out of range are refused naming the field", "[advisor][adaptive]") {

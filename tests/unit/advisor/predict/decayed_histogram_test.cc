@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "advisor/predict/decayed_moments.h"
 #include "advisor/predict/koordinator_model.h"
 
 namespace qrm::advisor {
@@ -98,6 +99,43 @@ TEST_CASE("restoring weights that do not fit the options is refused", "[advisor]
   REQUIRE(h.Restore(120, w).ok());
   CHECK(h.TotalWeight() == Approx(2));
   CHECK(h.Percentile(0.5) == Approx(h.BucketStart(6)));
+}
+
+}  // namespace
+}  // namespace qrm::advisor
+
+namespace qrm::advisor {
+namespace {
+
+TEST_CASE("decayed moments weigh newer samples more, and survive rebasing", "[advisor][hist]") {
+  DecayedMoments m(3600);
+  CHECK(m.empty());
+  m.Add(0, 0);
+  m.Add(3, 3600);  // weight 2: mean (0 + 2 * 3) / 3 = 2
+  CHECK(m.Mean() == Approx(2));
+  // Population variance: (1 * 4 + 2 * 1) / 3 = 2.
+  CHECK(m.Stdev() == Approx(std::sqrt(2.0)));
+  // 100 half-lives later the old samples no longer count.
+  m.Add(10, 3600 * 100);
+  CHECK(m.Mean() == Approx(10).epsilon(1e-9));
+  CHECK(m.Stdev() == Approx(0).margin(1e-6));
+}
+
+TEST_CASE("the last bucket's percentile is its start, not an edge above max_value",
+          "[advisor][hist]") {
+  DecayedHistogram h(HistogramOptions{});
+  h.Add(5000, 1, 0);  // above max_value (1024): the last bucket
+  CHECK(h.Percentile(0.95) == Approx(h.BucketStart(h.bucket_count() - 1)));
+  CHECK(h.Percentile(0.95) < h.BucketStart(h.bucket_count()));
+}
+
+TEST_CASE("negative times round their reference down", "[advisor][hist]") {
+  HistogramOptions o;
+  o.half_life_s = 100;
+  DecayedHistogram h(o);
+  h.Add(1, 1, -150);
+  CHECK(h.reference_time() == -200);
+  CHECK(h.TotalWeight() == Approx(std::exp2(0.5)));
 }
 
 }  // namespace

@@ -28,13 +28,38 @@ PodUsage Pod(std::string uid, PriorityClass c, double request, double usage, int
   return PodUsage{std::move(uid), c, request, usage, usage, started};
 }
 
-TEST_CASE("every model predicts the whole capacity before it has seen anything usable",
-          "[advisor][models]") {
+TEST_CASE("no model has a prediction before its first step", "[advisor][models]") {
   const ModelOptions o = ModelOptions::ForResource(Resource::kCpu);
   for (const std::string& name : ModelNames()) {
+    INFO(name);
     auto m = MakeModel(name, o);
     REQUIRE(m.ok());
-    CHECK((*m)->Predict(0).peak == 0);  // no capacity known yet either
+    CHECK_FALSE((*m)->Predict(0).known);
+    (*m)->Observe(Step(60, 10));
+    CHECK((*m)->Predict(60).known);
+  }
+  auto max = MakeModel("max:koordinator+adaptive", o);
+  REQUIRE(max.ok());
+  CHECK_FALSE((*max)->Predict(0).known);
+}
+
+TEST_CASE("a pod that left the node stops counting at once, for every per-pod model",
+          "[advisor][models]") {
+  const ModelOptions o = ModelOptions::ForResource(Resource::kCpu);
+  for (const char* name : {"koordinator", "resource-central", "nsigma-v2"}) {
+    INFO(name);
+    auto m = MakeModel(name, o);
+    REQUIRE(m.ok());
+    // "old" runs at 8 for an hour, then is replaced by "new" at 8 (a rolling update).
+    int64_t t = 0;
+    for (int i = 0; i < 60; ++i)
+      (*m)->Observe(Step(t += 60, 8, {Pod("old", PriorityClass::kProd, 8, 8, 0)}));
+    for (int i = 0; i < 5; ++i)
+      (*m)->Observe(Step(t += 60, 8, {Pod("new", PriorityClass::kProd, 8, 8, 0)}));
+    const Prediction p = (*m)->Predict(t);
+    CHECK(p.pods.count("old") == 0);
+    CHECK(p.pods.count("new") == 1);
+    CHECK(p.peak < 8 * 1.1 * 1.5);  // not the two pods summed
   }
 }
 

@@ -103,7 +103,7 @@ TEST_CASE("a row whose usage field is empty is skipped and counted, not refused"
 TEST_CASE("a skipped row still needs a valid machine and time") {
   const auto r = ReadText("m_1,x,,84\n", TraceFormat::kAlibabaMachine);
   CHECK(r.status.message() ==
-        "trace.csv:1: time_stamp: invalid value \"x\" (a whole number of seconds >= 0)");
+        "trace.csv:1: time_stamp: invalid value \"x\" (a whole number of seconds, 0 to 2^40)");
   CHECK(r.stats.skipped_empty == 0);
 }
 
@@ -161,7 +161,7 @@ TEST_CASE("every malformed machine_usage value is refused with its field and val
     const char* message;
   };
   const Case cases[] = {
-      {"m_1,10.5,26", "time_stamp: invalid value \"10.5\" (a whole number of seconds >= 0)"},
+      {"m_1,10.5,26", "time_stamp: invalid value \"10.5\" (a whole number of seconds, 0 to 2^40)"},
       {"m_1,-10,26", "time_stamp: invalid value \"-10\""},
       {"m_1,,26", "time_stamp: invalid value \"\""},
       {"m_1,99999999999999999999,26", "time_stamp: invalid value \"99999999999999999999\""},

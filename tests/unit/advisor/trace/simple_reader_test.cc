@@ -113,7 +113,7 @@ TEST_CASE("every malformed simple row is refused with its line, field and value"
   const Case cases[] = {
       {"0,n1,,1,,", "6 fields in \"0,n1,,1,,\" (the header has 7)"},
       {"0,n1,,1,,,32,", "8 fields"},
-      {"x,n1,,1,,,", "time: invalid value \"x\" (a whole number of seconds >= 0)"},
+      {"x,n1,,1,,,", "time: invalid value \"x\" (a whole number of seconds, 0 to 2^40)"},
       {"-60,n1,,1,,,", "time: invalid value \"-60\""},
       {"0,,,1,,,", "machine: invalid value \"\" (a non-empty id)"},
       {"0,n1,\"w\",1,,,", "pod: invalid value \"\\\"w\\\"\""},
