@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "advisor/usage/stats.h"
+
 namespace qrm::advisor {
 namespace {
 
@@ -16,15 +18,6 @@ constexpr double kTailSamples = 5;
 int64_t TimeOfDayApart(int64_t a, int64_t b) {
   const int64_t d = std::abs(((a % kDay) + kDay) % kDay - ((b % kDay) + kDay) % kDay);
   return std::min(d, kDay - d);
-}
-
-// The q-quantile of `values` (nearest rank, rounding up: conservative).
-double Quantile(std::vector<double>& values, double q) {
-  const auto rank =
-      static_cast<size_t>(std::ceil(std::clamp(q, 0.0, 1.0) * static_cast<double>(values.size())));
-  const size_t k = std::clamp<size_t>(rank, 1, values.size()) - 1;
-  std::nth_element(values.begin(), values.begin() + static_cast<ptrdiff_t>(k), values.end());
-  return values[k];
 }
 
 }  // namespace
@@ -115,7 +108,7 @@ std::optional<double> AdaptiveModel::Margin(int64_t now) const {
   const double expected_above = static_cast<double>(same_hours.size()) * alpha_;
   std::vector<double>& pool =
       same_hours.size() >= enough && expected_above >= kTailSamples ? same_hours : all;
-  return Quantile(pool, 1 - alpha_);
+  return NearestRank(pool, 1 - alpha_);
 }
 
 Prediction AdaptiveModel::Predict(int64_t now) const {

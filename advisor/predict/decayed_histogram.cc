@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "advisor/usage/stats.h"
+
 namespace qrm::advisor {
 namespace {
 
@@ -73,7 +75,7 @@ void DecayedHistogram::Add(double value, double weight, int64_t time) {
   if (!(weight > 0) || !std::isfinite(weight) || !std::isfinite(value)) return;
   if (!has_reference_) {
     const auto half_life = static_cast<int64_t>(std::max(1.0, options_.half_life_s));
-    reference_ = time - (((time % half_life) + half_life) % half_life);  // down, also < 0
+    reference_ = FloorToMultiple(time, half_life);
     has_reference_ = true;
   }
   if (static_cast<double>(time - reference_) / options_.half_life_s > kMaxExponent) Rebase(time);
@@ -85,7 +87,7 @@ void DecayedHistogram::Add(double value, double weight, int64_t time) {
 
 void DecayedHistogram::Rebase(int64_t time) {
   const auto half_life = static_cast<int64_t>(std::max(1.0, options_.half_life_s));
-  const int64_t next = time - (((time % half_life) + half_life) % half_life);
+  const int64_t next = FloorToMultiple(time, half_life);
   const double factor = std::exp2(-static_cast<double>(next - reference_) / options_.half_life_s);
   total_ = 0;
   for (double& w : weights_) {

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "advisor/usage/stats.h"
+
 namespace qrm::advisor {
 namespace {
 
@@ -84,10 +86,7 @@ double Score::MeanReclaimable() const {
 double Score::MissP99() const {
   if (miss_sizes.empty()) return 0;
   std::vector<double> sizes = miss_sizes;
-  const auto rank = static_cast<size_t>(std::ceil(0.99 * static_cast<double>(sizes.size())));
-  const size_t k = std::clamp<size_t>(rank, 1, sizes.size()) - 1;
-  std::nth_element(sizes.begin(), sizes.begin() + static_cast<ptrdiff_t>(k), sizes.end());
-  return sizes[k];
+  return NearestRank(sizes, 0.99);
 }
 
 void Score::Merge(const Score& other) {

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "advisor/predict/peak_model.h"
+#include "advisor/usage/stats.h"
 
 namespace qrm::advisor {
 namespace {
@@ -16,29 +17,17 @@ struct StepValue {
   double max = 0;
 };
 
-// Nearest rank, rounding up.
-double QuantileOf(std::vector<double>& values, double q) {
-  const auto rank = static_cast<size_t>(std::ceil(q * static_cast<double>(values.size())));
-  const size_t k = std::clamp<size_t>(rank, 1, values.size()) - 1;
-  std::nth_element(values.begin(), values.begin() + static_cast<ptrdiff_t>(k), values.end());
-  return values[k];
-}
-
-int64_t FloorTo(int64_t t, int64_t step) {
-  return t - ((t % step) + step) % step;
-}
-
 // One series' steps, keyed by step end time.
 std::map<int64_t, StepValue> SeriesSteps(const std::vector<RawSample>& samples, int64_t t0,
                                          const StepRules& rules) {
   std::map<int64_t, std::vector<double>> by_step;
   for (const RawSample& s : samples) {
-    by_step[t0 + FloorTo(s.time - t0, rules.step_s) + rules.step_s].push_back(s.value);
+    by_step[t0 + FloorToMultiple(s.time - t0, rules.step_s) + rules.step_s].push_back(s.value);
   }
   std::map<int64_t, StepValue> out;
   for (auto& [end, values] : by_step) {
     const double max = *std::max_element(values.begin(), values.end());
-    out[end] = StepValue{QuantileOf(values, rules.quantile), max};
+    out[end] = StepValue{NearestRank(values, rules.quantile), max};
   }
   return out;
 }
@@ -69,7 +58,7 @@ StatusOr<std::vector<Observation>> FormSteps(const MachineSeries& machine, doubl
   }
   const int64_t first = FirstTime(machine);
   if (first == INT64_MAX) return std::vector<Observation>{};
-  const int64_t t0 = FloorTo(first, rules.step_s);
+  const int64_t t0 = FloorToMultiple(first, rules.step_s);
 
   std::map<int64_t, Observation> steps;
   std::vector<int64_t> node_steps;

@@ -1,13 +1,14 @@
 #include "advisor/sample/cgroup_usage.h"
 
 #include <cerrno>
-#include <charconv>
 #include <fstream>
 #include <sstream>
 #include <string_view>
 
 #include <fmt/format.h>
 #include <sys/stat.h>
+
+#include "advisor/sample/counter_text.h"
 
 namespace qrm::advisor {
 namespace {
@@ -29,17 +30,6 @@ StatusOr<std::string> ReadControlFile(const std::string& file) {
   std::ostringstream content;
   content << in.rdbuf();
   return content.str();
-}
-
-StatusOr<uint64_t> ParseCounter(std::string_view text, const std::string& file) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
-  uint64_t value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || text.empty()) {
-    return DataLossError(
-        fmt::format("{}: invalid value \"{}\" (a counter)", file, text.substr(0, 64)));
-  }
-  return value;
 }
 
 StatusOr<uint64_t> ReadCounter(const std::string& file) {

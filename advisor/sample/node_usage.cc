@@ -1,12 +1,13 @@
 #include "advisor/sample/node_usage.h"
 
-#include <charconv>
 #include <fstream>
 #include <sstream>
 #include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
+
+#include "advisor/sample/counter_text.h"
 
 namespace qrm::advisor {
 namespace {
@@ -17,16 +18,6 @@ StatusOr<std::string> ReadFile(const std::string& path) {
   std::ostringstream content;
   content << in.rdbuf();
   return content.str();
-}
-
-StatusOr<uint64_t> Number(std::string_view text, std::string_view file, std::string_view field) {
-  uint64_t value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || text.empty()) {
-    return DataLossError(
-        fmt::format("{}: {}: invalid value \"{}\" (a counter)", file, field, text.substr(0, 64)));
-  }
-  return value;
 }
 
 std::vector<std::string_view> Words(std::string_view line) {
@@ -62,7 +53,7 @@ Status ParseProcStat(const std::string& content, NodeCounters& out) {
     }
     uint64_t v[8];
     for (int i = 0; i < 8; ++i) {
-      QRM_ASSIGN_OR_RETURN(v[i], Number(w[i + 1], "/proc/stat", kFields[i]));
+      QRM_ASSIGN_OR_RETURN(v[i], ParseCounter(w[i + 1], fmt::format("/proc/stat: {}", kFields[i])));
     }
     out.cpu_busy_ticks = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
     out.cpu_total_ticks = out.cpu_busy_ticks + v[3] + v[4];
@@ -85,7 +76,8 @@ Status ParseMeminfo(const std::string& content, NodeCounters& out) {
       return DataLossError(
           fmt::format("/proc/meminfo: {}: invalid line \"{}\" (N kB)", w[0], line));
     }
-    QRM_ASSIGN_OR_RETURN(const uint64_t kib, Number(w[1], "/proc/meminfo", w[0]));
+    QRM_ASSIGN_OR_RETURN(const uint64_t kib,
+                         ParseCounter(w[1], fmt::format("/proc/meminfo: {}", w[0])));
     (is_total ? out.memory_total : out.memory_available) = kib * 1024;
     (is_total ? total : available) = true;
   }

@@ -5,14 +5,10 @@
 
 #include <fmt/format.h>
 
+#include "advisor/usage/stats.h"
+
 namespace qrm::advisor {
 namespace {
-
-// Nearest rank, rounding up (the replay's and the models' rule), on sorted values.
-double Rank(const std::vector<float>& sorted, double q) {
-  const auto rank = static_cast<size_t>(std::ceil(q * static_cast<double>(sorted.size())));
-  return sorted[std::clamp<size_t>(rank, 1, sorted.size()) - 1];
-}
 
 Status Whole(const char* field, int64_t value, int64_t step, const char* step_name) {
   if (value < step || value % step != 0) {
@@ -58,16 +54,15 @@ std::optional<Aggregate> MetricStore::Query(const std::string& series, int64_t n
   if (it == series_.end()) return std::nullopt;
   WindowValues w = it->second.Window(now, window_s);
   if (w.values.empty()) return std::nullopt;
-  std::sort(w.values.begin(), w.values.end());
   Aggregate a;
   a.count = w.values.size();
   double sum = 0;
   for (float v : w.values) sum += v;
   a.avg = sum / static_cast<double>(a.count);
-  a.p50 = Rank(w.values, 0.5);
-  a.p90 = Rank(w.values, 0.9);
-  a.p95 = Rank(w.values, 0.95);
-  a.p99 = Rank(w.values, 0.99);
+  a.p50 = NearestRank(w.values, 0.5);
+  a.p90 = NearestRank(w.values, 0.9);
+  a.p95 = NearestRank(w.values, 0.95);
+  a.p99 = NearestRank(w.values, 0.99);
   a.max = w.max;
   a.from_buckets = w.from_buckets;
   return a;

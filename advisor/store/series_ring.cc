@@ -3,14 +3,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include "advisor/usage/stats.h"
+
 namespace qrm::advisor {
 namespace {
 
 constexpr float kMissing = std::numeric_limits<float>::quiet_NaN();
-
-int64_t FloorDiv(int64_t a, int64_t b) {
-  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)) ? 1 : 0);
-}
 
 }  // namespace
 

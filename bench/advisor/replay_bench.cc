@@ -18,7 +18,6 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,25 +26,34 @@
 
 #include "advisor/replay/reference_trace.h"
 #include "advisor/replay/trace_replay.h"
+#include "bench/scale/bench_args.h"
 
 namespace {
 
 using namespace qrm::advisor;
 
 struct Args {
-  std::vector<std::string> only;
   uint64_t seed = 1;  // the first of --seeds consecutive seeds, one machine each
   int seeds = 3;
   int days = 8;
   double budget = 0;  // 0: Koordinator's violation rate on the same trace
 };
 
-bool Selected(const Args& a, const std::string& id) {
-  if (a.only.empty()) return true;
-  for (const std::string& o : a.only) {
-    if (id == o || id.starts_with(o + "_") || id.starts_with(o + ".")) return true;
+// The flags through scripts/bench's shared parser (bench/scale/bench_args.h); an error
+// message, or empty.
+std::string ParseArgs(qrm::bench::BenchArgs& parsed, int argc, char** argv, Args& args) {
+  if (std::string error = parsed.Parse(argc, argv); !error.empty()) return error;
+  args.seed = static_cast<uint64_t>(parsed.Int("seed"));
+  args.seeds = parsed.Int("seeds");
+  args.days = parsed.Int("days");
+  const std::string& budget = parsed.String("budget");
+  char* end = nullptr;
+  args.budget = std::strtod(budget.c_str(), &end);
+  if (budget.empty() || *end != '\0' || !(args.budget >= 0 && args.budget < 0.5)) {
+    return "--budget: invalid value \"" + budget + "\" (0 to 0.5; 0: Koordinator's rate)";
   }
-  return false;
+  if (args.seeds < 1 || args.days < 2) return "--seeds must be >= 1 and --days >= 2";
+  return "";
 }
 
 // A model spec as a figure id: "max:borg-default+adaptive" -> "max_borg_default_adaptive".
@@ -94,31 +102,12 @@ void PrintGain(const ReplayResult& result) {
 
 int main(int argc, char** argv) {
   Args args;
-  for (int i = 1; i < argc; i += 2) {
-    if (i + 1 == argc) {
-      std::fprintf(stderr, "replay_bench: %s needs a value\n", argv[i]);
-      return 2;
-    }
-    if (std::strcmp(argv[i], "--only") == 0) {
-      args.only.emplace_back(argv[i + 1]);
-    } else if (std::strcmp(argv[i], "--seed") == 0) {
-      args.seed = std::strtoull(argv[i + 1], nullptr, 10);
-    } else if (std::strcmp(argv[i], "--days") == 0) {
-      args.days = std::atoi(argv[i + 1]);
-    } else if (std::strcmp(argv[i], "--seeds") == 0) {
-      args.seeds = std::atoi(argv[i + 1]);
-    } else if (std::strcmp(argv[i], "--budget") == 0) {
-      args.budget = std::atof(argv[i + 1]);
-    } else {
-      std::fprintf(stderr, "replay_bench: unknown flag %s\n", argv[i]);
-      return 2;
-    }
-  }
-  if (args.seeds < 1 || args.days < 2) {
-    std::fprintf(stderr, "replay_bench: --seeds must be >= 1 and --days >= 2\n");
+  qrm::bench::BenchArgs parsed({{"seed", 1}, {"seeds", 3}, {"days", 8}}, {{"budget", "0"}});
+  if (std::string error = ParseArgs(parsed, argc, argv, args); !error.empty()) {
+    std::fprintf(stderr, "replay_bench: %s\n", error.c_str());
     return 2;
   }
-  if (!Selected(args, "REPLAY")) return 0;
+  if (!parsed.Selected("REPLAY")) return 0;
   std::vector<SyntheticTrace> traces;
   for (int i = 0; i < args.seeds; ++i) {
     auto trace = GenerateSynthetic(
