@@ -1,4 +1,5 @@
-// The file operations the checkpoint and journal writers share (internal to checkpoint/):
+// The file operations the checkpoint and journal writers share (and the advisor, for the small
+// control file it owns: advisor/pools):
 // every failure is a Status naming the file, and EINTR is retried.
 #pragma once
 

@@ -5,9 +5,12 @@
 //   qrmctl allocations [POD]            per container: resources, cpuset, mems, envs
 //   qrmctl topology [--svg FILE]        the machine, each CPU marked with its pool or pod
 //   qrmctl checkpoint verify|show FILE  offline checks of host and plugin checkpoints
+//   qrmctl usage [--window 5m] [POD]    measured usage (qrm-advisor)
+//   qrmctl prediction                   predicted peaks and the pool decision (qrm-advisor)
 //
 // Global flags: --admin-socket, -o text|json, --color auto|always|never, and for topology
 // --sysfs-root/--procfs-root/--netns-dir (a fake machine in demos and tests).
+#include <chrono>
 #include <cstdio>
 #include <sstream>
 #include <string>
@@ -15,6 +18,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "common/config/config.h"
 #include "common/config/po_error_text.h"
 #include "qrmctl/commands.h"
 
@@ -30,7 +34,9 @@ constexpr const char* kUsage =
     "  allocations [POD]             allocations per container (POD: uid, name or ns/name)\n"
     "  topology [--svg FILE]         machine picture with pools and pods\n"
     "  checkpoint verify FILE        check a host or plugin checkpoint file (offline)\n"
-    "  checkpoint show FILE          print a checkpoint's data (offline)\n";
+    "  checkpoint show FILE          print a checkpoint's data (offline)\n"
+    "  usage [--window D] [POD]      measured usage: latest sample, or avg/p95/max over D\n"
+    "  prediction                    predicted peaks per node, class and pod; pool sizes\n";
 
 int Usage(const po::options_description& desc, const std::string& error) {
   if (!error.empty()) std::fprintf(stderr, "qrmctl: %s\n", error.c_str());
@@ -50,12 +56,16 @@ int Usage(const po::options_description& desc, const std::string& error) {
 int main(int argc, char** argv) {
   qrm::ctl::GlobalOptions g;
   std::string svg;
+  std::string window;
   std::vector<std::string> args;
   po::options_description desc("flags");
   desc.add_options()("help,h", "print this help")(
       "admin-socket", po::value(&g.admin_socket)->default_value(g.admin_socket),
-      "qrm-host's admin socket")("output,o", po::value(&g.output)->default_value(g.output),
-                                 "text | json")(
+      "qrm-host's admin socket")("advisor-socket",
+                                 po::value(&g.advisor_socket)->default_value(g.advisor_socket),
+                                 "qrm-advisor's socket")(
+      "window", po::value(&window)->default_value(""), "usage: a window such as 5m, 10m, 30m")(
+      "output,o", po::value(&g.output)->default_value(g.output), "text | json")(
       "color", po::value(&g.color)->default_value(g.color), "auto | always | never")(
       "svg", po::value(&svg), "topology: also write an SVG picture to FILE")(
       "sysfs-root", po::value(&g.sysfs_root)->default_value(g.sysfs_root),
@@ -98,6 +108,13 @@ int main(int argc, char** argv) {
     return qrm::ctl::CmdAllocations(g, args.size() == 2 ? args[1] : "");
   }
   if (cmd == "topology" && args.size() == 1) return qrm::ctl::CmdTopology(g, svg);
+  if (cmd == "usage" && args.size() <= 2) {
+    auto w = window.empty() ? qrm::StatusOr<std::chrono::milliseconds>(std::chrono::milliseconds(0))
+                            : qrm::config::ParseDuration(window, "window");
+    if (!w.ok()) return Usage(desc, std::string(w.status().message()));
+    return qrm::ctl::CmdUsage(g, w->count() / 1000, args.size() == 2 ? args[1] : "");
+  }
+  if (cmd == "prediction" && args.size() == 1) return qrm::ctl::CmdPrediction(g);
   if (cmd == "checkpoint" && args.size() == 3 && (args[1] == "verify" || args[1] == "show")) {
     return qrm::ctl::CmdCheckpoint(g, args[1], args[2]);
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -122,6 +123,112 @@ Prediction AdaptiveModel::Predict(int64_t now) const {
   }
   out.peak = std::clamp(Level() + *margin * capacity_, 0.0, capacity_);
   return out;
+}
+
+namespace {
+
+// [[time, double], ...]: the recent samples and the residuals.
+template <typename Item, typename Get>
+rapidjson::Value SaveSeries(const std::deque<Item>& items, JsonAllocator& a, Get get) {
+  rapidjson::Value out(rapidjson::kArrayType);
+  for (const Item& item : items) {
+    const auto [time, value] = get(item);
+    rapidjson::Value pair(rapidjson::kArrayType);
+    pair.PushBack(time, a);
+    pair.PushBack(DoubleValue(value, a), a);
+    out.PushBack(pair, a);
+  }
+  return out;
+}
+
+// Reads [[time, double], ...] with times in order (the model prunes from the front).
+Status ReadSeries(const StateReader& in, const char* name,
+                  const std::function<void(int64_t, double)>& add) {
+  QRM_ASSIGN_OR_RETURN(const rapidjson::Value* items, in.Array(name));
+  int64_t previous = -kMaxStateSeconds;
+  for (rapidjson::SizeType k = 0; k < items->Size(); ++k) {
+    const std::string path = fmt::format("{}[{}]", in.PathOf(name), k);
+    QRM_ASSIGN_OR_RETURN(const auto pair, ReadPair((*items)[k], path));
+    QRM_ASSIGN_OR_RETURN(const int64_t time, ReadTime(*pair.first, path + "[0]"));
+    if (time < previous) {
+      return Malformed(path + "[0]", *pair.first,
+                       fmt::format("a time not before the previous one, {}", previous));
+    }
+    QRM_ASSIGN_OR_RETURN(const double value, ReadDouble(*pair.second, path + "[1]"));
+    add(time, value);
+    previous = time;
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status AdaptiveModel::SaveState(rapidjson::Value& out, JsonAllocator& a) const {
+  out = NewState(name(), a);
+  rapidjson::Value options(rapidjson::kObjectType);
+  options.AddMember("horizon_s", options_.horizon_s, a);
+  options.AddMember("violation_budget", DoubleValue(options_.violation_budget, a), a);
+  out.AddMember("options", options, a);
+  out.AddMember("alpha", DoubleValue(alpha_, a), a);
+  out.AddMember("capacity", DoubleValue(capacity_, a), a);
+  out.AddMember("recent", SaveSeries(recent_, a, [](const auto& sample) { return sample; }), a);
+  out.AddMember("residuals",
+                SaveSeries(residuals_, a,
+                           [](const Residual& r) {
+                             return std::pair{r.start, r.value};
+                           }),
+                a);
+  if (open_) {
+    rapidjson::Value open(rapidjson::kObjectType);
+    open.AddMember("start", open_->start, a);
+    open.AddMember("level", DoubleValue(open_->level, a), a);
+    open.AddMember("predicted", DoubleValue(open_->predicted, a), a);
+    open.AddMember("highest", DoubleValue(open_->highest, a), a);
+    out.AddMember("open", open, a);
+  }
+  return Status::Ok();
+}
+
+Status AdaptiveModel::RestoreState(const rapidjson::Value& state) {
+  QRM_ASSIGN_OR_RETURN(const StateReader in, OpenState(state, name()));
+  QRM_RETURN_IF_ERROR(
+      in.OnlyMembers({"model", "options", "alpha", "capacity", "recent", "residuals", "open"}));
+  QRM_ASSIGN_OR_RETURN(const StateReader options, in.Object("options"));
+  QRM_RETURN_IF_ERROR(options.OnlyMembers({"horizon_s", "violation_budget"}));
+  QRM_RETURN_IF_ERROR(SameOption(options, "horizon_s", options_.horizon_s));
+  QRM_RETURN_IF_ERROR(SameOption(options, "violation_budget", options_.violation_budget));
+  // Into a fresh model, moved in whole at the end: nothing is half-restored.
+  AdaptiveModel restored(options_);
+  QRM_RETURN_IF_ERROR(in.Double("alpha", &restored.alpha_, 0));
+  if (restored.alpha_ > options_.violation_budget) {
+    return Malformed(in.PathOf("alpha"), state["alpha"],
+                     fmt::format("at most the violation budget, {}", options_.violation_budget));
+  }
+  QRM_RETURN_IF_ERROR(in.Double("capacity", &restored.capacity_, 0));
+  QRM_RETURN_IF_ERROR(restored.RestoreSeries(in));
+  if (in.Has("open")) QRM_RETURN_IF_ERROR(restored.RestoreOpen(in));
+  *this = std::move(restored);
+  return Status::Ok();
+}
+
+Status AdaptiveModel::RestoreSeries(const StateReader& in) {
+  QRM_RETURN_IF_ERROR(ReadSeries(
+      in, "recent", [&](int64_t time, double usage) { recent_.emplace_back(time, usage); }));
+  return ReadSeries(in, "residuals", [&](int64_t start, double value) {
+    residuals_.push_back({start, value});
+  });
+}
+
+Status AdaptiveModel::RestoreOpen(const StateReader& state) {
+  QRM_ASSIGN_OR_RETURN(const StateReader in, state.Object("open"));
+  QRM_RETURN_IF_ERROR(in.OnlyMembers({"start", "level", "predicted", "highest"}));
+  Horizon h;
+  QRM_RETURN_IF_ERROR(in.Time("start", &h.start));
+  QRM_RETURN_IF_ERROR(in.Double("level", &h.level));
+  QRM_RETURN_IF_ERROR(in.Double("predicted", &h.predicted));
+  QRM_RETURN_IF_ERROR(in.Double("highest", &h.highest));
+  open_ = h;
+  return Status::Ok();
 }
 
 }  // namespace qrm::advisor

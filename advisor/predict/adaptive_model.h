@@ -22,6 +22,7 @@
 #include <deque>
 #include <optional>
 
+#include "advisor/predict/model_state.h"
 #include "advisor/predict/peak_model.h"
 
 namespace qrm::advisor {
@@ -44,6 +45,10 @@ class AdaptiveModel : public PeakModel {
   std::string_view name() const override { return "adaptive"; }
   void Observe(const Observation& step) override;
   Prediction Predict(int64_t now) const override;
+  // The state holds the horizon and the budget it was learned under: residuals are rises over
+  // one horizon, and alpha follows the budget.
+  Status SaveState(rapidjson::Value& out, JsonAllocator& a) const override;
+  Status RestoreState(const rapidjson::Value& state) override;
 
   double alpha() const { return alpha_; }  // for tests and metrics
 
@@ -58,6 +63,9 @@ class AdaptiveModel : public PeakModel {
     double predicted = 0;
     double highest = 0;
   };
+
+  Status RestoreSeries(const StateReader& in);
+  Status RestoreOpen(const StateReader& in);
 
   double Level() const;
   std::optional<double> Margin(int64_t now) const;

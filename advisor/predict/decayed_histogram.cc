@@ -121,22 +121,26 @@ double DecayedHistogram::TotalWeight() const {
   return total_;
 }
 
-Status DecayedHistogram::Restore(int64_t reference, std::vector<double> weights) {
+Status DecayedHistogram::Restore(int64_t reference, std::vector<double> weights,
+                                 std::optional<double> total) {
   if (weights.size() != weights_.size()) {
     return InvalidArgumentError(
         fmt::format("histogram: {} bucket weights where these options have {}", weights.size(),
                     weights_.size()));
   }
-  double total = 0;
+  double sum = 0;
   for (size_t i = 0; i < weights.size(); ++i) {
     if (!(weights[i] >= 0) || !std::isfinite(weights[i])) {
       return InvalidArgumentError(
           fmt::format("histogram: bucket {}: invalid weight {} (>= 0)", i, weights[i]));
     }
-    total += weights[i];
+    sum += weights[i];
+  }
+  if (total && (!(*total >= 0) || !std::isfinite(*total))) {
+    return InvalidArgumentError(fmt::format("histogram: invalid total weight {} (>= 0)", *total));
   }
   weights_ = std::move(weights);
-  total_ = total;
+  total_ = total.value_or(sum);
   reference_ = reference;
   has_reference_ = true;
   return Status::Ok();

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "common/status.h"
@@ -54,10 +55,17 @@ class DecayedHistogram {
   // What Percentile answers for bucket i: its upper edge (the last bucket: its start).
   double UpperEdge(size_t i) const;
 
-  // Raw state for the checkpoint: bucket weights relative to reference_time().
+  // Raw state for the checkpoint: bucket weights relative to reference_time(), which is only
+  // set once a sample has been added.
   const std::vector<double>& weights() const { return weights_; }
-  // Restores raw state; kInvalidArgument if `weights` does not fit these options.
-  Status Restore(int64_t reference, std::vector<double> weights);
+  bool has_reference() const { return has_reference_; }
+  // Restores raw state; kInvalidArgument if `weights` does not fit these options or `total`
+  // is not a finite weight >= 0. `total` is TotalWeight() as saved: the running sum that Add
+  // keeps can differ in its last bits from the weights summed anew, and percentiles compare
+  // against it, so a restore that must predict exactly as before passes it; without it the
+  // weights' sum is taken.
+  Status Restore(int64_t reference, std::vector<double> weights,
+                 std::optional<double> total = std::nullopt);
 
  private:
   // Moves the reference to `time` (rounded down to a half-life multiple) and rescales.

@@ -29,6 +29,14 @@ void DecayedMoments::Rebase(int64_t time) {
   reference_ = time;
 }
 
+void DecayedMoments::Restore(const State& s) {
+  weight_ = s.weight;
+  sum_ = s.sum;
+  sum_squares_ = s.sum_squares;
+  reference_ = s.reference;
+  has_reference_ = s.has_reference;
+}
+
 double DecayedMoments::Mean() const {
   return weight_ > 0 ? sum_ / weight_ : 0;
 }

@@ -17,6 +17,18 @@ class DecayedMoments {
   // Population standard deviation (0 with one sample).
   double Stdev() const;
 
+  // Raw state for the checkpoint: the sums are relative to `reference`, which is only set
+  // once a sample has been added.
+  struct State {
+    double weight = 0;
+    double sum = 0;
+    double sum_squares = 0;
+    int64_t reference = 0;
+    bool has_reference = false;
+  };
+  State state() const { return {weight_, sum_, sum_squares_, reference_, has_reference_}; }
+  void Restore(const State& s);
+
  private:
   void Rebase(int64_t time);
 

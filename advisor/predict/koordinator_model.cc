@@ -1,6 +1,7 @@
 #include "advisor/predict/koordinator_model.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace qrm::advisor {
 
@@ -60,6 +61,67 @@ Prediction KoordinatorModel::Predict(int64_t now) const {
   out.classes[PriorityClass::kProd] = prod;
   out.peak = std::max(pod_peak, priority_peak);
   return out;
+}
+
+Status KoordinatorModel::SaveState(rapidjson::Value& out, JsonAllocator& a) const {
+  out = NewState(name(), a);
+  rapidjson::Value options(rapidjson::kObjectType);
+  options.AddMember("histogram", SaveHistogramOptions(options_.histogram, a), a);
+  out.AddMember("options", options, a);
+  out.AddMember("observed", observed_, a);
+  out.AddMember("capacity", DoubleValue(capacity_, a), a);
+  out.AddMember("last_step", last_step_, a);
+  out.AddMember("system", SaveHistogram(system_, a), a);
+  out.AddMember("prod", SaveHistogram(prod_, a), a);
+  rapidjson::Value pods(rapidjson::kObjectType);
+  for (const auto& [uid, pod] : pods_) pods.AddMember(StringValue(uid, a), SavePod(pod, a), a);
+  out.AddMember("pods", pods, a);
+  return Status::Ok();
+}
+
+rapidjson::Value KoordinatorModel::SavePod(const PodModel& pod, JsonAllocator& a) const {
+  rapidjson::Value out(rapidjson::kObjectType);
+  out.AddMember("histogram", SaveHistogram(pod.histogram, a), a);
+  out.AddMember("request", DoubleValue(pod.request, a), a);
+  out.AddMember("started", pod.started, a);
+  out.AddMember("last_seen", pod.last_seen, a);
+  return out;
+}
+
+Status KoordinatorModel::RestoreState(const rapidjson::Value& state) {
+  QRM_ASSIGN_OR_RETURN(const StateReader in, OpenState(state, name()));
+  QRM_RETURN_IF_ERROR(in.OnlyMembers(
+      {"model", "options", "observed", "capacity", "last_step", "system", "prod", "pods"}));
+  QRM_ASSIGN_OR_RETURN(const StateReader options, in.Object("options"));
+  QRM_RETURN_IF_ERROR(options.OnlyMembers({"histogram"}));
+  QRM_RETURN_IF_ERROR(CheckHistogramOptions(options, "histogram", options_.histogram));
+  // Into a fresh model, moved in whole at the end: nothing is half-restored.
+  KoordinatorModel restored(options_);
+  QRM_RETURN_IF_ERROR(in.Bool("observed", &restored.observed_));
+  QRM_RETURN_IF_ERROR(in.Double("capacity", &restored.capacity_, 0));
+  QRM_RETURN_IF_ERROR(in.Time("last_step", &restored.last_step_));
+  QRM_RETURN_IF_ERROR(RestoreHistogram(in, "system", restored.system_));
+  QRM_RETURN_IF_ERROR(RestoreHistogram(in, "prod", restored.prod_));
+  QRM_RETURN_IF_ERROR(ForEachPod(in, "pods", [&](const std::string& uid, const StateReader& pod) {
+    return restored.RestorePod(uid, pod);
+  }));
+  *this = std::move(restored);
+  return Status::Ok();
+}
+
+Status KoordinatorModel::RestorePod(const std::string& uid, const StateReader& in) {
+  QRM_RETURN_IF_ERROR(in.OnlyMembers({"histogram", "request", "started", "last_seen"}));
+  PodModel pod{DecayedHistogram(options_.histogram)};
+  QRM_RETURN_IF_ERROR(RestoreHistogram(in, "histogram", pod.histogram));
+  QRM_RETURN_IF_ERROR(in.Double("request", &pod.request, 0));
+  QRM_RETURN_IF_ERROR(in.Time("started", &pod.started));
+  QRM_RETURN_IF_ERROR(in.Time("last_seen", &pod.last_seen));
+  pods_.emplace(uid, std::move(pod));
+  return Status::Ok();
+}
+
+void KoordinatorModel::RetainPods(const std::set<std::string>& uids) {
+  std::erase_if(pods_, [&](const auto& entry) { return !uids.contains(entry.first); });
 }
 
 }  // namespace qrm::advisor

@@ -12,9 +12,11 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "advisor/predict/decayed_histogram.h"
+#include "advisor/predict/model_state.h"
 #include "advisor/predict/peak_model.h"
 
 namespace qrm::advisor {
@@ -37,6 +39,9 @@ class KoordinatorModel : public PeakModel {
   std::string_view name() const override { return "koordinator"; }
   void Observe(const Observation& step) override;
   Prediction Predict(int64_t now) const override;
+  Status SaveState(rapidjson::Value& out, JsonAllocator& a) const override;
+  Status RestoreState(const rapidjson::Value& state) override;
+  void RetainPods(const std::set<std::string>& uids) override;
 
  private:
   struct PodModel {
@@ -45,6 +50,8 @@ class KoordinatorModel : public PeakModel {
     int64_t started = 0;
     int64_t last_seen = 0;
   };
+  rapidjson::Value SavePod(const PodModel& pod, JsonAllocator& a) const;
+  Status RestorePod(const std::string& uid, const StateReader& in);
 
   KoordinatorOptions options_;
   DecayedHistogram system_;

@@ -7,9 +7,11 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 
 #include "advisor/predict/decayed_moments.h"
+#include "advisor/predict/model_state.h"
 #include "advisor/predict/peak_model.h"
 
 namespace qrm::advisor {
@@ -26,12 +28,16 @@ class NSigmaModel : public PeakModel {
   std::string_view name() const override { return per_pod_ ? "nsigma-v2" : "nsigma-v1"; }
   void Observe(const Observation& step) override;
   Prediction Predict(int64_t now) const override;
+  Status SaveState(rapidjson::Value& out, JsonAllocator& a) const override;
+  Status RestoreState(const rapidjson::Value& state) override;
+  void RetainPods(const std::set<std::string>& uids) override;
 
  private:
   struct PodModel {
     DecayedMoments moments;
     int64_t last_seen = 0;
   };
+  Status RestorePod(const std::string& uid, const StateReader& in);
   double Sigma(const DecayedMoments& m) const { return m.Mean() + options_.n * m.Stdev(); }
 
   NSigmaOptions options_;

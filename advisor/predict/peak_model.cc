@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 namespace qrm::advisor {
 namespace {
 
@@ -14,6 +16,16 @@ double ReclaimedPodsUsage(const Observation& step) {
 }
 
 }  // namespace
+
+Status PeakModel::SaveState(rapidjson::Value&, JsonAllocator&) const {
+  return UnimplementedError(fmt::format("model {}: has no checkpoint state", name()));
+}
+
+Status PeakModel::RestoreState(const rapidjson::Value&) {
+  return UnimplementedError(fmt::format("model {}: has no checkpoint state", name()));
+}
+
+void PeakModel::RetainPods(const std::set<std::string>&) {}
 
 bool IsProtected(PriorityClass c) {
   return c == PriorityClass::kProd;

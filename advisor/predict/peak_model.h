@@ -8,12 +8,18 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 
+#include <rapidjson/document.h>
+
 #include "advisor/usage/usage.h"
+#include "common/status.h"
 
 namespace qrm::advisor {
+
+using JsonAllocator = rapidjson::Document::AllocatorType;
 
 struct Prediction {
   // False until the model has observed a step: it has nothing to say yet (the capacity is not
@@ -35,6 +41,30 @@ class PeakModel {
   virtual void Observe(const Observation& step) = 0;
   // The prediction as of `now`, made only from steps observed so far (all ended by `now`).
   virtual Prediction Predict(int64_t now) const = 0;
+
+  // The learned state, for the advisor's checkpoints (advisor/predict/model_state.h: a JSON
+  // object without floats, its "model" member the model's name, the options that shape the
+  // state included): enough that a model restored from it predicts exactly what this one
+  // would, today and after the same further steps. Every model of this library has one; the
+  // default is kUnimplemented.
+  virtual Status SaveState(rapidjson::Value& out, JsonAllocator& a) const;
+  // Replaces the learned state with `state` (what SaveState gave, in this process or an
+  // earlier one). All or nothing: on an error the model is unchanged. Errors: kDataLoss
+  // naming the field and the value for a malformed state or one of another model;
+  // kFailedPrecondition naming the option and both values for a state learned under other
+  // options (the configuration changed: start afresh).
+  virtual Status RestoreState(const rapidjson::Value& state);
+  // Forgets the pods whose uid is not in `uids`: after a restore, the pods that left while
+  // the advisor was down (Koordinator deletes the models of unknown uids at start). Models
+  // without per-pod state keep everything (the default).
+  virtual void RetainPods(const std::set<std::string>& uids);
+
+ protected:
+  // Models are copied and moved only whole (a restore builds the new state aside and moves
+  // it in), never through the base.
+  PeakModel() = default;
+  PeakModel(const PeakModel&) = default;
+  PeakModel& operator=(const PeakModel&) = default;
 };
 
 // The step's protected usage: max(node - usage of mid/batch/free pods, 0), representative

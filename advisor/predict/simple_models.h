@@ -10,10 +10,12 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "advisor/predict/decayed_histogram.h"
+#include "advisor/predict/model_state.h"
 #include "advisor/predict/peak_model.h"
 
 namespace qrm::advisor {
@@ -24,6 +26,8 @@ class BorgDefaultModel : public PeakModel {
   std::string_view name() const override { return "borg-default"; }
   void Observe(const Observation& step) override;
   Prediction Predict(int64_t now) const override;
+  Status SaveState(rapidjson::Value& out, JsonAllocator& a) const override;
+  Status RestoreState(const rapidjson::Value& state) override;
 
  private:
   double overcommit_;
@@ -44,12 +48,16 @@ class ResourceCentralModel : public PeakModel {
   std::string_view name() const override { return "resource-central"; }
   void Observe(const Observation& step) override;
   Prediction Predict(int64_t now) const override;
+  Status SaveState(rapidjson::Value& out, JsonAllocator& a) const override;
+  Status RestoreState(const rapidjson::Value& state) override;
+  void RetainPods(const std::set<std::string>& uids) override;
 
  private:
   struct PodModel {
     DecayedHistogram histogram;
     int64_t last_seen = 0;
   };
+  Status RestorePod(const std::string& uid, const StateReader& in);
   ResourceCentralOptions options_;
   DecayedHistogram system_;
   std::map<std::string, PodModel> pods_;
@@ -64,6 +72,11 @@ class MaxModel : public PeakModel {
   std::string_view name() const override { return name_; }
   void Observe(const Observation& step) override;
   Prediction Predict(int64_t now) const override;
+  Status SaveState(rapidjson::Value& out, JsonAllocator& a) const override;
+  // Each member's state under its name ({"members": [state, ...]}, in the spec's order); all
+  // or nothing: when a member refuses its state, those restored before it get theirs back.
+  Status RestoreState(const rapidjson::Value& state) override;
+  void RetainPods(const std::set<std::string>& uids) override;
 
  private:
   std::string name_;

@@ -9,5 +9,7 @@ namespace qrm::advisor_cmd {
 
 int RunReplay(const std::vector<std::string>& args);
 int RunSynth(const std::vector<std::string>& args);
+// The daemon (no command, or flags only).
+int RunDaemon(const std::vector<std::string>& args);
 
 }  // namespace qrm::advisor_cmd

@@ -4,8 +4,10 @@
 // qrm-host binary in front of it and the CPU, memory and NIC plugins on the real topology,
 // then plays the kubelet: creates pods of different QoS levels through qrm's CRI socket,
 // shows what each got (pod-resources, the container's cgroup and its own view), draws the
-// machine, resizes the reclaimed pool and shows the running containers follow, adds a
-// dedicated NUMA-bound pod, and cleans everything up (also on Ctrl-C).
+// machine, starts qrm-advisor and lets a busy container grow the shared pool (and shrink the
+// reclaimed one) and give it back, resizes the reclaimed pool by hand and shows the running
+// containers follow, adds a dedicated NUMA-bound pod, and cleans everything up (also on
+// Ctrl-C).
 #include <chrono>
 #include <cstdio>
 #include <map>
@@ -86,6 +88,10 @@ class Demo {
     }
     Report();
     std::printf("\n%s", Ctl({"topology"}).c_str());
+    if (Interrupted()) return 130;
+
+    Step("qrm-advisor: a busy shared container grows the shared pool, then gives it back");
+    if (!AdvisorFollowsLoad()) return Fail("the advisor did not resize the pools");
     if (Interrupted()) return 130;
 
     Step("resizing the reclaimed pool to 0 CPUs (qrm-cpu-plugin --set-pools reclaimed=0)");
@@ -242,6 +248,80 @@ class Demo {
               : " (unchanged)");
     }
     Report();
+  }
+
+  // The shared pool's cpuset as the web container's cgroup shows it.
+  std::string WebCpus() { return Cpus(pods_[0].container); }
+
+  std::string Advisor(std::vector<std::string> args) {
+    std::vector<std::string> argv = {QRMCTL, "--advisor-socket", File("advisor.sock")};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return qrm::testing::RunProcess(argv).output;
+  }
+
+  // Waits up to `seconds` for the web container's cpuset to change from `from`, printing the
+  // cpusets once it did.
+  bool WaitCpusetChange(const std::string& from, int seconds, const char* what) {
+    const auto start = std::chrono::steady_clock::now();
+    const bool changed =
+        qrm::testing::WaitFor([&] { return WebCpus() != from; }, std::chrono::seconds(seconds));
+    const double took =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::printf("%s after %.1f s: web (shared) %s, batch (reclaimed) %s\n", what, took,
+                WebCpus().c_str(), Cpus(pods_[1].container).c_str());
+    return changed;
+  }
+  std::string Cpus(const std::string& container) {
+    auto cpus = shim_->ContainerCgroupCpus(container);
+    return cpus.ok() ? *cpus : "?";
+  }
+
+  // qrm-advisor samples the containers and sizes the pools from the shared containers' load
+  // (here from recent usage alone, and with a 10 s shrink delay, so the demo stays short).
+  bool AdvisorFollowsLoad() {
+    Spawn("qrm-advisor", {QRM_ADVISOR,
+                          "--runtime-endpoint",
+                          "unix://" + containerd_->socket(),
+                          "--admin-socket",
+                          File("admin.sock"),
+                          "--socket",
+                          File("advisor.sock"),
+                          "--state-dir",
+                          File("advisor"),
+                          "--metrics-address",
+                          "",
+                          "--pool-control-file",
+                          File("cpu") + "/pools.json",
+                          "--pool-model",
+                          "none",
+                          "--min-shared-cpus",
+                          "1",
+                          "--min-reclaimed-cpus",
+                          "0",
+                          "--pool-period",
+                          "1s",
+                          "--pool-shrink-interval",
+                          "10s",
+                          "--inventory-period",
+                          "1s"});
+    std::this_thread::sleep_for(std::chrono::seconds(4));
+    std::printf("%s", Advisor({"usage"}).c_str());
+    const std::string idle = WebCpus();
+    std::printf(
+        "\nweb starts a second container that burns one CPU (sh -c 'while :; do :; done')\n");
+    ContainerSpec burner;
+    burner.name = "burner";
+    burner.command = {"sh", "-c", "while :; do :; done"};
+    auto id = shim_->CreateAndStartContainer(pods_[0].pod, burner);
+    if (!id.ok()) return false;
+    const bool grew = WaitCpusetChange(idle, 20, "shared pool grew");
+    std::printf("\n%s\n%s", Advisor({"usage"}).c_str(), Advisor({"prediction"}).c_str());
+    (void)shim_->StopAndRemoveContainer(*id);
+    std::printf("\nthe burner stops; the pool shrinks back once the shrink delay has passed\n");
+    const std::string busy = WebCpus();
+    const bool back = WaitCpusetChange(busy, 30, "shared pool shrank");
+    children_.erase("qrm-advisor");  // the next step sizes the pools by hand
+    return grew && back && WebCpus() == idle;
   }
 
   // Waits for two reconcile periods so pool changes caused by the last admission land.

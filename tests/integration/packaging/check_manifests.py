@@ -152,7 +152,8 @@ def main():
 
     daemonsets = documents.get("DaemonSet", [])
     names = sorted(doc["metadata"]["name"] for _, doc in daemonsets)
-    if names != sorted(["qrm-host", "qrm-cpu-plugin", "qrm-memory-plugin", "qrm-nic-plugin"]):
+    if names != sorted(["qrm-host", "qrm-cpu-plugin", "qrm-memory-plugin", "qrm-nic-plugin",
+                        "qrm-advisor"]):
         fail("daemonsets", f"unexpected set {names}")
     for file_name, ds in daemonsets:
         parsed = {key: json.loads(text) for key, text in data.items()}

@@ -1,0 +1,169 @@
+#include "cmd/qrm-advisor/daemon_config.h"
+
+#include <fmt/format.h>
+
+#include "common/config/config.h"
+
+namespace po = boost::program_options;
+
+namespace qrm::advisor_cmd {
+
+DaemonFlags::DaemonFlags() {
+  AddSourceFlags();
+  AddSamplingFlags();
+  AddPoolFlags();
+}
+
+void DaemonFlags::AddSourceFlags() {
+  DaemonConfig& v = values_;
+  auto add = desc_.add_options();
+  add("runtime-endpoint", po::value(&v.runtime_endpoint)->default_value(v.runtime_endpoint),
+      "the CRI runtime (containerd) that says which containers run and where their cgroups are");
+  add("runtime-timeout", po::value(&runtime_timeout_)->default_value(runtime_timeout_),
+      "per CRI call");
+  add("admin-socket", po::value(&v.admin_socket)->default_value(v.admin_socket),
+      "qrm-host's admin socket (container identity, QoS levels, dedicated CPUs)");
+  add("host-timeout", po::value(&host_timeout_)->default_value(host_timeout_), "per admin call");
+  add("socket", po::value(&v.server.socket)->default_value(v.server.socket),
+      "the advisor's own socket (qrmctl usage, qrmctl prediction)");
+  add("socket-allowed-uids", po::value(&allowed_uids_)->default_value(allowed_uids_),
+      "users (names or ids) allowed on the advisor's socket");
+  add("state-dir", po::value(&v.state_dir)->default_value(v.state_dir),
+      "model checkpoints (\"\": none)");
+  add("checkpoint-interval", po::value(&checkpoint_interval_)->default_value(checkpoint_interval_),
+      "at most one checkpoint of each model per interval");
+  add("metrics-address", po::value(&v.metrics_address)->default_value(v.metrics_address),
+      "IP:PORT for /metrics, /healthz, /readyz (\"\": none)");
+  add("log-level", po::value(&v.log_level)->default_value(v.log_level), "trace..off");
+  add("log-format", po::value(&v.log_format)->default_value(v.log_format), "text or json");
+}
+
+void DaemonFlags::AddSamplingFlags() {
+  DaemonConfig& v = values_;
+  auto add = desc_.add_options();
+  add("cgroup-root",
+      po::value(&v.agent.sampler.cgroup_root)->default_value(v.agent.sampler.cgroup_root),
+      "where the cgroup hierarchies are mounted (v1 or v2, detected)");
+  add("procfs-root",
+      po::value(&v.agent.sampler.procfs_root)->default_value(v.agent.sampler.procfs_root),
+      "/proc (node counters, a container's /proc/<pid>/cgroup)");
+  add("sysfs-root", po::value(&sysfs_root_)->default_value(sysfs_root_),
+      "accepted like every qrm binary; the advisor reads the machine from procfs");
+  add("netns-dir", po::value(&netns_dir_)->default_value(netns_dir_),
+      "accepted like every qrm binary; unused (no NICs)");
+  add("interval", po::value(&interval_)->default_value(interval_),
+      "sampling interval (whole seconds)");
+  add("step", po::value(&step_)->default_value(step_),
+      "the models' step (a multiple of the interval)");
+  add("inventory-period", po::value(&inventory_period_)->default_value(inventory_period_),
+      "how often the container list is refreshed from the runtime and qrm-host");
+  add("stale-after", po::value(&stale_after_)->default_value(stale_after_),
+      "inputs older than this stop pool decisions");
+  add("raw-horizon", po::value(&raw_horizon_)->default_value(raw_horizon_),
+      "raw samples kept per series");
+  add("bucket", po::value(&bucket_)->default_value(bucket_), "downsampled bucket width");
+  add("bucket-horizon", po::value(&bucket_horizon_)->default_value(bucket_horizon_),
+      "downsampled history kept per series");
+  add("series-gc-after", po::value(&gc_after_)->default_value(gc_after_),
+      "series of containers gone this long are dropped");
+  add("node-model", po::value(&v.predictors.node_model)->default_value(v.predictors.node_model),
+      "peak model of the node (koordinator, nsigma-v1, nsigma-v2, borg-default, "
+      "resource-central, adaptive, max:a+b)");
+}
+
+void DaemonFlags::AddPoolFlags() {
+  DaemonConfig& v = values_;
+  advisor::PoolControlOptions& p = v.agent.pools;
+  p.control_file = "/var/lib/qrm/cpu/pools.json";
+  auto add = desc_.add_options();
+  add("pool-control-file", po::value(&p.control_file)->default_value(p.control_file),
+      "the CPU plugin's pool control file (\"\": the advisor does not size pools)");
+  add("pool-model", po::value(&v.predictors.pool_model)->default_value(v.predictors.pool_model),
+      "peak model of the shared pool's usage, or none (recent usage only)");
+  add("pool-period", po::value(&pool_period_)->default_value(pool_period_),
+      "between pool decisions");
+  add("min-shared-cpus",
+      po::value(&p.sizer.min_shared_cpus)->default_value(p.sizer.min_shared_cpus),
+      "smallest shared pool");
+  add("min-reclaimed-cpus",
+      po::value(&p.sizer.min_reclaimed_cpus)->default_value(p.sizer.min_reclaimed_cpus),
+      "smallest reclaimed pool (kept before the shared minimum when both do not fit)");
+  add("pool-max-grow", po::value(&p.sizer.max_grow)->default_value(p.sizer.max_grow),
+      "CPUs the shared pool may grow per decision");
+  add("pool-max-shrink", po::value(&p.sizer.max_shrink)->default_value(p.sizer.max_shrink),
+      "CPUs the shared pool may shrink per decision");
+  add("pool-shrink-interval", po::value(&shrink_interval_)->default_value(shrink_interval_),
+      "no shrink sooner than this after the last change");
+  add("pool-reactive-factor", po::value(&p.reactive_factor)->default_value(p.reactive_factor),
+      "the shared pool holds at least this times its recent usage");
+  add("pool-reactive-window", po::value(&reactive_window_)->default_value(reactive_window_),
+      "recent usage: the p90 over this window");
+  add("pool-margin-cores", po::value(&p.margin_cores)->default_value(p.margin_cores),
+      "cores added to the need");
+}
+
+namespace {
+
+// A duration flag in whole seconds (>= 1 unless `allow_zero`); errors name the key.
+Status Seconds(const std::string& text, const char* key, int64_t& out, bool allow_zero = false) {
+  auto d = config::ParseDuration(text, key);
+  if (!d.ok()) return d.status();
+  if (d->count() % 1000 != 0 || (d->count() == 0 && !allow_zero) || d->count() < 0) {
+    return InvalidArgumentError(fmt::format("{} \"{}\": must be a whole number of seconds{}", key,
+                                            text, allow_zero ? "" : ", at least 1s"));
+  }
+  out = d->count() / 1000;
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status DaemonFlags::FinishDurations(DaemonConfig& c) const {
+  advisor::RingOptions& ring = c.agent.store.ring;
+  QRM_RETURN_IF_ERROR(Seconds(interval_, "interval", ring.interval_s));
+  QRM_RETURN_IF_ERROR(Seconds(step_, "step", c.agent.step_s));
+  if (c.agent.step_s % ring.interval_s != 0) {
+    return InvalidArgumentError(
+        fmt::format("step \"{}\": must be a multiple of interval \"{}\"", step_, interval_));
+  }
+  QRM_RETURN_IF_ERROR(Seconds(inventory_period_, "inventory-period", c.agent.inventory_period_s));
+  QRM_RETURN_IF_ERROR(Seconds(stale_after_, "stale-after", c.agent.stale_after_s));
+  QRM_RETURN_IF_ERROR(Seconds(raw_horizon_, "raw-horizon", ring.raw_horizon_s));
+  QRM_RETURN_IF_ERROR(Seconds(bucket_, "bucket", ring.bucket_s));
+  QRM_RETURN_IF_ERROR(Seconds(bucket_horizon_, "bucket-horizon", ring.bucket_horizon_s));
+  QRM_RETURN_IF_ERROR(Seconds(gc_after_, "series-gc-after", c.agent.store.gc_after_s));
+  QRM_RETURN_IF_ERROR(Seconds(checkpoint_interval_, "checkpoint-interval", c.checkpoint_interval_s,
+                              /*allow_zero=*/true));
+  QRM_RETURN_IF_ERROR(c.agent.store.Validate());
+  auto host = config::ParseDuration(host_timeout_, "host-timeout");
+  if (!host.ok()) return host.status();
+  c.host_timeout = *host;
+  auto runtime = config::ParseDuration(runtime_timeout_, "runtime-timeout");
+  if (!runtime.ok()) return runtime.status();
+  c.discover.rpc_timeout = *runtime;
+  c.discover.procfs_root = c.agent.sampler.procfs_root;
+  return Status::Ok();
+}
+
+Status DaemonFlags::FinishPools(DaemonConfig& c) const {
+  advisor::PoolControlOptions& p = c.agent.pools;
+  QRM_RETURN_IF_ERROR(Seconds(pool_period_, "pool-period", p.period_s));
+  QRM_RETURN_IF_ERROR(Seconds(shrink_interval_, "pool-shrink-interval", p.sizer.shrink_interval_s,
+                              /*allow_zero=*/true));
+  QRM_RETURN_IF_ERROR(Seconds(reactive_window_, "pool-reactive-window", p.reactive_window_s));
+  return p.Validate();
+}
+
+StatusOr<DaemonConfig> DaemonFlags::Finish() const {
+  DaemonConfig c = values_;
+  QRM_RETURN_IF_ERROR(FinishDurations(c));
+  QRM_RETURN_IF_ERROR(FinishPools(c));
+  auto uids = ParseUidList(allowed_uids_, "socket-allowed-uids");
+  if (!uids.ok()) return uids.status();
+  c.server.allow.uids = *uids;
+  auto predictors = advisor::Predictors::Make(c.predictors);  // names checked here, once
+  if (!predictors.ok()) return predictors.status();
+  return c;
+}
+
+}  // namespace qrm::advisor_cmd

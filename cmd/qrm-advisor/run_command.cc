@@ -1,0 +1,208 @@
+// `qrm-advisor [flags]`: the node advisor daemon (docs/advisor.md, "The daemon").
+//
+// The main thread runs the sampling loop (one Agent::Tick per interval) and waits for
+// SIGTERM/SIGINT between ticks with sigtimedwait, so a stop is seen within a tick and the
+// models are checkpointed before exit. The gRPC service and /metrics run on their own threads
+// and read the agent under its lock.
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <signal.h>
+
+#include "advisor/agent/advisor_service.h"
+#include "advisor/agent/agent.h"
+#include "advisor/agent/agent_metrics.h"
+#include "advisor/agent/cri_runtime_source.h"
+#include "advisor/sample/cgroup_usage.h"
+#include "advisor/sample/node_usage.h"
+#include "advisor/state/model_checkpointer.h"
+#include "cmd/qrm-advisor/commands.h"
+#include "cmd/qrm-advisor/daemon_config.h"
+#include "common/config/config.h"
+#include "common/http/http_server.h"
+#include "common/log.h"
+#include "common/metrics/metrics.h"
+
+namespace qrm::advisor_cmd {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+class HostAdminSource : public advisor::HostSource {
+ public:
+  HostAdminSource(const std::string& socket, std::chrono::milliseconds timeout)
+      : client_(socket, timeout) {}
+  StatusOr<advisor::HostView> Fetch() override { return client_.Fetch(); }
+
+ private:
+  advisor::HostClient client_;
+};
+
+// The models' checkpointers; they refer to the models, which the agent owns from Start on.
+struct Checkpoints {
+  std::vector<std::unique_ptr<advisor::ModelCheckpointer>> all;
+  void Restore() {
+    for (auto& c : all) c->Restore();
+  }
+  void MaybeSave(int64_t now) {
+    for (auto& c : all) (void)c->MaybeSave(now);  // failures are logged and counted
+  }
+  void Save(int64_t now) {
+    for (auto& c : all) (void)c->Save(now);
+  }
+};
+
+Checkpoints MakeCheckpoints(const DaemonConfig& config, advisor::Predictors& p) {
+  Checkpoints out;
+  if (config.state_dir.empty()) return out;
+  advisor::CheckpointerOptions o;
+  o.dir = config.state_dir;
+  o.save_interval_s = config.checkpoint_interval_s;
+  out.all.push_back(std::make_unique<advisor::ModelCheckpointer>(p.cpu(), "cpu", o));
+  out.all.push_back(std::make_unique<advisor::ModelCheckpointer>(p.memory(), "memory", o));
+  if (p.pool() != nullptr) {
+    out.all.push_back(std::make_unique<advisor::ModelCheckpointer>(*p.pool(), "pool", o));
+  }
+  return out;
+}
+
+void AddCheckpointMetrics(const Checkpoints& c, const advisor::Agent& agent) {
+  metrics::Default().AddCollector([&c, &agent](std::string& out) {
+    advisor::AppendAgentMetrics(agent, out);
+    out +=
+        "# HELP qrm_advisor_checkpoint_writes_total Model checkpoint writes.\n"
+        "# TYPE qrm_advisor_checkpoint_writes_total counter\n";
+    agent.Read([&](auto&&...) {  // the checkpointers are used under the agent's lock
+      for (const auto& cp : c.all) {
+        const std::string labels =
+            fmt::format("scope=\"{}\",model=\"{}\"", cp->scope(), cp->model_name());
+        out += fmt::format("qrm_advisor_checkpoint_writes_total{{{},result=\"ok\"}} {}\n", labels,
+                           cp->writes());
+        out += fmt::format("qrm_advisor_checkpoint_writes_total{{{},result=\"error\"}} {}\n",
+                           labels, cp->write_failures());
+      }
+      return 0;
+    });
+  });
+}
+
+bool Ready(const advisor::Agent& agent) {
+  return agent.Read([](const advisor::AgentState& s, auto&&...) {
+    return s.last_node_sample > 0 && std::time(nullptr) - s.last_node_sample <= 15;
+  });
+}
+
+// Ticks until SIGTERM/SIGINT (blocked in every thread, taken here with sigtimedwait).
+void Loop(advisor::Agent& agent, Checkpoints& checkpoints, const DaemonConfig& config,
+          const sigset_t& stop) {
+  const auto interval = std::chrono::seconds(config.agent.store.ring.interval_s);
+  auto next = Clock::now();
+  for (;;) {
+    const int64_t now = std::time(nullptr);
+    agent.Tick(now, Clock::now().time_since_epoch().count());
+    agent.WithModels([&](advisor::Predictors&) { checkpoints.MaybeSave(now); });
+    next += interval;
+    if (next < Clock::now()) next = Clock::now();  // a slow tick: no burst of catch-up ticks
+    const auto wait = std::chrono::duration_cast<std::chrono::nanoseconds>(next - Clock::now());
+    timespec ts{static_cast<time_t>(wait.count() / 1000000000),
+                static_cast<long>(wait.count() % 1000000000)};
+    const int sig = sigtimedwait(&stop, nullptr, &ts);
+    if (sig == SIGTERM || sig == SIGINT) {
+      Logger("advisor")->info("signal {}: stopping", sig);
+      return;
+    }
+  }
+}
+
+int Serve(const DaemonConfig& config, const sigset_t& stop) {
+  auto predictors = advisor::Predictors::Make(config.predictors);
+  if (!predictors.ok()) {
+    std::fprintf(stderr, "qrm-advisor: %s\n", predictors.status().message().c_str());
+    return 2;
+  }
+  Checkpoints checkpoints = MakeCheckpoints(config, *predictors);
+  checkpoints.Restore();
+  advisor::Agent agent(
+      config.agent, std::move(*predictors),
+      std::make_unique<HostAdminSource>(config.admin_socket, config.host_timeout),
+      std::make_unique<advisor::CriRuntimeSource>(config.runtime_endpoint, config.discover));
+  advisor::AdvisorServer server(config.server, agent, config.agent.pools.control_file);
+  if (Status s = server.Start(); !s.ok()) {
+    Logger("advisor")->error("cannot serve {}: {}", config.server.socket, s.ToString());
+    return 1;
+  }
+  AddCheckpointMetrics(checkpoints, agent);
+  std::unique_ptr<http::HttpServer> http;
+  if (!config.metrics_address.empty()) {
+    http = std::make_unique<http::HttpServer>(
+        config.metrics_address, http::StandardRoutes([&agent] { return Ready(agent); }));
+    if (Status s = http->Start(); !s.ok()) {
+      Logger("advisor")->error("metrics address {}: {}", config.metrics_address, s.ToString());
+      return 1;
+    }
+  }
+  Logger("advisor")->info("sampling every {}s (cgroup root {}, runtime {}, qrm-host {})",
+                          config.agent.store.ring.interval_s, config.agent.sampler.cgroup_root,
+                          config.runtime_endpoint, config.admin_socket);
+  Loop(agent, checkpoints, config, stop);
+  agent.WithModels([&](advisor::Predictors&) { checkpoints.Save(std::time(nullptr)); });
+  if (http) http->Stop();
+  server.Stop();
+  return 0;
+}
+
+// What --check-config reports of the machine: what the sampler will read. An unreadable
+// procfs is no configuration error (the daemon samples what it can and counts the rest).
+std::string MachineSummary(const DaemonConfig& config) {
+  const auto version = advisor::DetectCgroupVersion(config.agent.sampler.cgroup_root);
+  const auto node = advisor::ReadNodeCounters(config.agent.sampler.procfs_root);
+  return fmt::format(
+      "cgroup {} at {}, {}", version == advisor::CgroupVersion::kV2 ? "v2" : "v1",
+      config.agent.sampler.cgroup_root,
+      node.ok() ? fmt::format("{} CPUs in {}/stat", node->cpus, config.agent.sampler.procfs_root)
+                : node.status().ToString());
+}
+
+}  // namespace
+
+int RunDaemon(const std::vector<std::string>& args) {
+  std::vector<const char*> argv{"qrm-advisor"};
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  DaemonFlags flags;
+  auto parsed = config::Parse(static_cast<int>(argv.size()), argv.data(), flags.description());
+  if (!parsed.ok()) {
+    std::fprintf(stderr, "qrm-advisor: %s\n", parsed.status().message().c_str());
+    return 2;
+  }
+  if (parsed->exit) {
+    std::fputs(parsed->output.c_str(), stdout);
+    return 0;
+  }
+  auto config = flags.Finish();
+  if (!config.ok()) {
+    std::fprintf(stderr, "qrm-advisor: %s\n", config.status().message().c_str());
+    return 2;
+  }
+  if (parsed->check_only) {
+    std::fputs(config::CheckConfigOk("qrm-advisor", MachineSummary(*config)).c_str(), stdout);
+    return 0;
+  }
+  if (!ConfigureLogging(config->log_level, config->log_format)) {
+    std::fprintf(stderr, "qrm-advisor: log-level or log-format not understood\n");
+    return 2;
+  }
+  sigset_t stop;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGTERM);
+  sigaddset(&stop, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop, nullptr);  // before any thread starts: they inherit it
+  return Serve(*config, stop);
+}
+
+}  // namespace qrm::advisor_cmd

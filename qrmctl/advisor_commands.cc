@@ -1,0 +1,144 @@
+// qrmctl usage / qrmctl prediction: what qrm-advisor measured and predicts, read over its
+// socket (api/advisor_v1.proto).
+#include <chrono>
+#include <cstdio>
+#include <iterator>
+#include <map>
+
+#include <fmt/format.h>
+#include <grpcpp/grpcpp.h>
+
+#include "api/advisor_v1.grpc.pb.h"
+#include "qrmctl/commands.h"
+#include "qrmctl/output.h"
+
+namespace qrm::ctl {
+namespace {
+
+namespace av = ::qrm::advisor::v1;
+
+std::unique_ptr<av::Advisor::Stub> Stub(const GlobalOptions& g) {
+  return av::Advisor::NewStub(
+      grpc::CreateChannel("unix:" + g.advisor_socket, grpc::InsecureChannelCredentials()));
+}
+
+Status Explain(const GlobalOptions& g, const grpc::Status& s) {
+  if (s.error_code() == grpc::StatusCode::UNAVAILABLE) {
+    return UnavailableError(
+        fmt::format("qrm-advisor does not answer on {} ({}): is it running? (--advisor-socket)",
+                    g.advisor_socket, s.error_message()));
+  }
+  return InternalError(fmt::format("qrm-advisor: {}", s.error_message()));
+}
+
+void SetDeadline(grpc::ClientContext& ctx) {
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(15));
+}
+
+std::string Cores(double v) {
+  return fmt::format("{:.2f}", v);
+}
+// Memory as people read it: "512Ki", "670.2Mi", "23.5Gi".
+std::string Bytes(double v) {
+  constexpr const char* kUnits[] = {"", "Ki", "Mi", "Gi", "Ti"};
+  size_t unit = 0;
+  while (v >= 1024 && unit + 1 < std::size(kUnits)) {
+    v /= 1024;
+    ++unit;
+  }
+  return unit == 0 ? fmt::format("{:.0f}", v) : fmt::format("{:.1f}{}", v, kUnits[unit]);
+}
+
+// "latest" or "avg/p95/max" of a series, as a cell.
+std::string Cell(const av::UsageFigures& f, bool window, bool memory) {
+  if (f.samples() == 0) return "-";
+  auto show = [&](double v) { return memory ? Bytes(v) : Cores(v); };
+  if (!window) return show(f.latest());
+  return fmt::format("{}/{}/{}", show(f.avg()), show(f.p95()), show(f.max()));
+}
+
+void PrintUsage(const av::GetUsageResponse& r) {
+  const bool w = r.window_seconds() > 0;
+  std::printf(
+      "node: %s CPUs, %s memory; %s\n", Cores(r.node().cpu_capacity()).c_str(),
+      Bytes(r.node().memory_capacity()).c_str(),
+      w ? fmt::format("avg/p95/max over {}s", r.window_seconds()).c_str() : "latest sample");
+  std::vector<std::vector<std::string>> rows{{"POD", "CONTAINER", "QOS", "CPU", "MEMORY"}};
+  rows.push_back(
+      {"(node)", "", "", Cell(r.node().cpu(), w, false), Cell(r.node().memory(), w, true)});
+  rows.push_back({"(system)", "", "", Cell(r.node().system_cpu(), w, false),
+                  Cell(r.node().system_memory(), w, true)});
+  for (const av::PodUsage& p : r.pods()) {
+    const std::string pod = p.namespace_().empty() ? p.name() : p.namespace_() + "/" + p.name();
+    const std::string qos = p.qos_level().empty() ? "-" : p.qos_level();
+    for (const av::ContainerUsage& c : p.containers()) {
+      rows.push_back({pod, c.name(), qos, Cell(c.cpu(), w, false), Cell(c.memory(), w, true)});
+    }
+  }
+  PrintTable(rows);
+  const av::SamplingStatus& s = r.status();
+  std::printf("last sample %s; %llu containers sampled, %llu skipped\n",
+              Time(s.last_sample_unix()).c_str(),
+              static_cast<unsigned long long>(s.containers_sampled()),
+              static_cast<unsigned long long>(s.containers_skipped()));
+  if (!s.host_error().empty()) std::printf("qrm-host: %s\n", s.host_error().c_str());
+  if (!s.runtime_error().empty()) std::printf("runtime: %s\n", s.runtime_error().c_str());
+}
+
+void PrintPrediction(const av::GetPredictionResponse& r) {
+  std::vector<std::vector<std::string>> rows{
+      {"RESOURCE", "MODEL", "STEPS", "CAPACITY", "PEAK", "RECLAIMABLE", "CLASSES"}};
+  for (const av::ResourcePrediction& p : r.resources()) {
+    const bool memory = p.resource() == "memory";
+    auto show = [&](double v) { return memory ? Bytes(v) : Cores(v); };
+    std::string classes;
+    for (const auto& [c, v] :
+         std::map<std::string, double>(p.classes().begin(), p.classes().end())) {
+      classes += fmt::format("{}{}={}", classes.empty() ? "" : " ", c, show(v));
+    }
+    rows.push_back({p.resource(), p.model(), std::to_string(p.steps_observed()), show(p.capacity()),
+                    p.known() ? show(p.peak()) : "unknown", p.known() ? show(p.reclaimable()) : "-",
+                    classes.empty() ? "-" : classes});
+  }
+  PrintTable(rows);
+  const av::PoolDecision& pool = r.pool();
+  if (!pool.enabled()) {
+    std::puts("pools: not sized by the advisor (no --pool-control-file)");
+    return;
+  }
+  std::printf(
+      "pools: shared %d, reclaimed %d of %d CPUs (target %d, %s) need %.2f cores "
+      "(recent %.2f, predicted %.2f by %s); decided %s; %s\n",
+      pool.shared(), pool.reclaimed(), pool.free_cpus(), pool.target(),
+      pool.reason().empty() ? "no decision yet" : pool.reason().c_str(), pool.need_cores(),
+      pool.reactive_cores(), pool.predicted_cores(), pool.pool_model().c_str(),
+      Time(pool.decided_unix()).c_str(), pool.control_file().c_str());
+  if (!pool.last_error().empty()) std::printf("last write error: %s\n", pool.last_error().c_str());
+}
+
+}  // namespace
+
+int CmdUsage(const GlobalOptions& g, int64_t window_seconds, const std::string& pod) {
+  av::GetUsageRequest req;
+  req.set_window_seconds(window_seconds);
+  req.set_pod(pod);
+  av::GetUsageResponse r;
+  grpc::ClientContext ctx;
+  SetDeadline(ctx);
+  if (grpc::Status s = Stub(g)->GetUsage(&ctx, req, &r); !s.ok()) return Fail(Explain(g, s));
+  if (g.output == "json") return PrintJson(r);
+  PrintUsage(r);
+  return 0;
+}
+
+int CmdPrediction(const GlobalOptions& g) {
+  av::GetPredictionResponse r;
+  grpc::ClientContext ctx;
+  SetDeadline(ctx);
+  if (grpc::Status s = Stub(g)->GetPrediction(&ctx, {}, &r); !s.ok()) return Fail(Explain(g, s));
+  if (g.output == "json") return PrintJson(r);
+  PrintPrediction(r);
+  return 0;
+}
+
+}  // namespace qrm::ctl
