@@ -51,13 +51,8 @@ int Usage(const po::options_description& desc, const std::string& error) {
   return 2;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  qrm::ctl::GlobalOptions g;
-  std::string svg;
-  std::string window;
-  std::vector<std::string> args;
+// The global flags; `svg` and `window` receive the topology and usage commands' values.
+po::options_description Flags(qrm::ctl::GlobalOptions& g, std::string& svg, std::string& window) {
   po::options_description desc("flags");
   desc.add_options()("help,h", "print this help")(
       "admin-socket", po::value(&g.admin_socket)->default_value(g.admin_socket),
@@ -74,6 +69,17 @@ int main(int argc, char** argv) {
                                         "topology: procfs of the machine")(
       "netns-dir", po::value(&g.netns_dir)->default_value(g.netns_dir),
       "topology: named network namespaces");
+  return desc;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  qrm::ctl::GlobalOptions g;
+  std::string svg;
+  std::string window;
+  std::vector<std::string> args;
+  po::options_description desc = Flags(g, svg, window);
   po::options_description hidden;
   hidden.add_options()("args", po::value(&args));
   po::options_description all;

@@ -56,7 +56,7 @@ void AppendPredictions(const AgentState& s, const Predictors& p, std::string& ou
 }
 
 void AppendPools(const PoolReport& r, std::string& out) {
-  if (!r.enabled) return;
+  if (!r.enabled || r.decided == 0) return;  // no decision yet: no size to report
   Family(out, "qrm_advisor_pool_cpus", "gauge", "The last pool sizes decided.");
   Sample(out, "qrm_advisor_pool_cpus", r.shared, "pool=\"shared\"");
   Sample(out, "qrm_advisor_pool_cpus", r.reclaimed, "pool=\"reclaimed\"");

@@ -62,8 +62,9 @@ void Sampler::SampleContainer(const TrackedContainer& c, size_t index, int64_t m
       tick.vanished++;
     } else {
       tick.unreadable++;
-      unreadable_log_.Log(spdlog::level::warn, "pod={}/{} uid={} container={}: {}", c.pod_namespace,
-                          c.pod_name, c.pod_uid, c.name, counters.status().ToString());
+      unreadable_log_.Log(spdlog::level::warn, "{}: {}",
+                          PodRef{c.pod_uid, c.pod_namespace, c.pod_name, c.name},
+                          counters.status().ToString());
     }
     if (auto it = rates_.find(key); it != rates_.end()) rates.emplace(key, it->second);
     return;
