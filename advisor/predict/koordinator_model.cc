@@ -27,7 +27,11 @@ void KoordinatorModel::Observe(const Observation& step) {
   for (const PodUsage& pod : step.pods) {
     if (!IsProtected(pod.priority)) continue;
     prod += pod.usage;
-    auto [it, added] = pods_.try_emplace(pod.uid, PodModel{DecayedHistogram(options_.histogram)});
+    // Looked up first: a histogram built only to be thrown away costs an allocation per pod
+    // and step.
+    auto it = pods_.find(pod.uid);
+    const bool added = it == pods_.end();
+    if (added) it = pods_.emplace(pod.uid, PodModel{DecayedHistogram(options_.histogram)}).first;
     PodModel& model = it->second;
     if (added) model.started = pod.started;
     model.request = pod.request;

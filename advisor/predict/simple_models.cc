@@ -40,7 +40,12 @@ void ResourceCentralModel::Observe(const Observation& step) {
   system_.Add(step.System(), 1, step.time);
   for (const PodUsage& pod : step.pods) {
     if (!IsProtected(pod.priority)) continue;
-    auto [it, added] = pods_.try_emplace(pod.uid, PodModel{DecayedHistogram(options_.histogram)});
+    // Looked up first: a histogram built only to be thrown away costs an allocation per pod
+    // and step.
+    auto it = pods_.find(pod.uid);
+    if (it == pods_.end()) {
+      it = pods_.emplace(pod.uid, PodModel{DecayedHistogram(options_.histogram)}).first;
+    }
     it->second.histogram.Add(pod.usage, 1, step.time);
     it->second.last_seen = step.time;
   }

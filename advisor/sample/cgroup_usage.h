@@ -49,6 +49,7 @@ class CgroupReader {
 
   std::string root_;
   CgroupVersion version_;
+  mutable std::string cpuacct_dir_;  // "/cpuacct" or "/cpu,cpuacct", found on the first read
 };
 
 // The value of `key` in a "key value" per line file (memory.stat, cpu.stat). kDataLoss
