@@ -34,6 +34,7 @@ void Agent::Tick(int64_t now, int64_t mono_ns) {
     RefreshInventory(now);
     last_inventory_ = now;
   }
+  if (options_.monotonic_ns) mono_ns = options_.monotonic_ns();
   TickUsage tick = sampler_.Sample(state_.containers, now, mono_ns);
   Record(tick);
   Step(tick);
@@ -69,6 +70,7 @@ void Agent::RefreshInventory(int64_t now) {
     return;
   }
   state_.runtime_error.clear();
+  state_.last_runtime_answer = now;
   if (!pods_retained_) {  // the models restored from checkpoints forget pods that left meanwhile
     std::set<std::string> uids;
     for (const TrackedContainer& c : *running) uids.insert(c.pod_uid);
@@ -109,11 +111,15 @@ void Agent::Record(const TickUsage& tick) {
     state_.last_system_memory = std::max(*tick.node_memory - pods_memory, 0.0);
     store.Add(SystemSeries(Resource::kMemory), tick.time, *state_.last_system_memory);
   }
-  store.Add(kPoolSeries, tick.time, StepAccumulator::PoolUsage(tick, state_.containers));
+  if (auto pool = StepAccumulator::PoolUsage(tick, state_.containers)) {
+    store.Add(kPoolSeries, tick.time, *pool);
+  }
 }
 
 void Agent::Step(const TickUsage& tick) {
-  const int pool_cpus = state_.host ? state_.host->PoolCpus() : 0;
+  // The pool model learns only while the host view is fresh (QoS levels known).
+  const bool fresh = state_.host && tick.time - state_.last_host_answer <= options_.stale_after_s;
+  const int pool_cpus = fresh ? state_.host->PoolCpus() : 0;
   auto step = steps_.Add(tick, state_.containers, pool_cpus);
   if (step) {
     predictors_.Observe(*step);
@@ -129,7 +135,10 @@ void Agent::Step(const TickUsage& tick) {
 void Agent::SizePools(int64_t now) {
   PoolSituation s;
   s.now = now;
-  const bool host_fresh = state_.host && now - state_.last_host_answer <= options_.stale_after_s;
+  // Without a fresh container list the pool's usage would read low (containers missing):
+  // both sources must have answered lately.
+  const bool host_fresh = state_.host && now - state_.last_host_answer <= options_.stale_after_s &&
+                          now - state_.last_runtime_answer <= options_.stale_after_s;
   if (host_fresh && state_.host->allocatable_cpus > 0) {
     s.pool_cpus = state_.host->PoolCpus();
     s.observed_shared = state_.host->SharedPoolSize();

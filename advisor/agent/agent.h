@@ -48,6 +48,9 @@ struct AgentOptions {
   // controller then leaves the pools alone.
   int64_t stale_after_s = 15;
   PoolControlOptions pools;
+  // The daemon's monotonic clock, read right before the counters are (a slow inventory
+  // refresh must not stretch the rate's interval); unset: Tick's `mono_ns` (tests, benches).
+  std::function<int64_t()> monotonic_ns;
 };
 
 // Series names in the metric store.
@@ -64,6 +67,7 @@ struct AgentState {
   std::optional<double> last_system_cpu, last_system_memory;
   int64_t last_node_sample = 0;  // Unix seconds (0: never)
   int64_t last_host_answer = 0;
+  int64_t last_runtime_answer = 0;
   std::string host_error, runtime_error;
   MetricStore store;
   Prediction cpu, memory, pool;  // as of the last step

@@ -58,6 +58,11 @@ bool PoolController::Tick(const PoolSituation& s) {
   if (!synced_) {
     sizer_.SetCurrent(CurrentShared(s));
     synced_ = true;
+  } else if (s.observed_shared && s.observed_shared != sizer_.current()) {
+    // The plugin moved the pool (a dedicated admission takes its CPUs from the shared pool,
+    // a size it refused was never applied): decide from what is in force. Right after a
+    // write the cpusets lag by a reconcile period; deciding again then rewrites the same size.
+    sizer_.SetCurrent(s.observed_shared);
   }
   report_.reactive_cores = options_.reactive_factor * *s.recent_usage;
   report_.predicted_cores = s.predicted.known ? s.predicted.peak : 0;

@@ -9,12 +9,19 @@ namespace qrm::advisor {
 StepAccumulator::StepAccumulator(int64_t step_s, double step_quantile)
     : step_s_(std::max<int64_t>(step_s, 1)), quantile_(step_quantile) {}
 
-double StepAccumulator::PoolUsage(const TickUsage& tick,
-                                  const std::vector<TrackedContainer>& containers) {
+std::optional<double> StepAccumulator::PoolUsage(const TickUsage& tick,
+                                                 const std::vector<TrackedContainer>& containers) {
   double shared = 0;
+  size_t measured = 0;
   for (const ContainerSample& s : tick.containers) {
-    if (containers[s.index].shared() && s.cpu.has_value()) shared += *s.cpu;
+    if (!containers[s.index].shared()) continue;
+    if (!s.cpu.has_value()) return std::nullopt;
+    shared += *s.cpu;
+    ++measured;
   }
+  const auto listed = static_cast<size_t>(std::count_if(containers.begin(), containers.end(),
+                                                        [](const auto& c) { return c.shared(); }));
+  if (measured != listed) return std::nullopt;  // some were not read at all
   return shared;
 }
 
@@ -41,8 +48,8 @@ void StepAccumulator::AddTick(const TickUsage& tick,
   if (tick.node_memory) node_memory_.Add(*tick.node_memory);
   if (tick.cpu_capacity > 0) cpu_capacity_ = tick.cpu_capacity;
   if (tick.memory_capacity > 0) memory_capacity_ = tick.memory_capacity;
-  if (pool_cpus > 0) {
-    pool_cpu_.Add(PoolUsage(tick, containers));
+  if (auto pool = PoolUsage(tick, containers); pool && pool_cpus > 0) {
+    pool_cpu_.Add(*pool);
     pool_cpus_ = pool_cpus;
   }
   struct PodTick {

@@ -40,9 +40,11 @@ class StepAccumulator {
                                       const std::vector<TrackedContainer>& containers,
                                       int pool_cpus);
 
-  // The shared pool's usage at one tick: the shared_cores containers' CPU (a container without
-  // a rate yet counts 0).
-  static double PoolUsage(const TickUsage& tick, const std::vector<TrackedContainer>& containers);
+  // The shared pool's usage at one tick: the shared_cores containers' CPU; nullopt when one
+  // of them has no value (unreadable, vanished, no rate yet): the pool is not sized on a
+  // guess.
+  static std::optional<double> PoolUsage(const TickUsage& tick,
+                                         const std::vector<TrackedContainer>& containers);
 
  private:
   struct Series {

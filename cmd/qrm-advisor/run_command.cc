@@ -125,6 +125,8 @@ void Loop(advisor::Agent& agent, Checkpoints& checkpoints, const DaemonConfig& c
 }
 
 int Serve(const DaemonConfig& config, const sigset_t& stop) {
+  DaemonConfig with_clock = config;
+  with_clock.agent.monotonic_ns = [] { return Clock::now().time_since_epoch().count(); };
   auto predictors = advisor::Predictors::Make(config.predictors);
   if (!predictors.ok()) {
     std::fprintf(stderr, "qrm-advisor: %s\n", predictors.status().message().c_str());

@@ -170,3 +170,46 @@ TEST_CASE("a pool model that has not observed a step keeps the pools waiting") {
 
 }  // namespace
 }  // namespace qrm::advisor
+
+namespace qrm::advisor {
+namespace {
+
+TEST_CASE("the runtime unreachable: the pools stay as they are") {
+  fake::Tree files;
+  const std::string control = files.File("pools.json");
+  Node n("none", control);
+  n.runtime->fail = true;  // no container list: the shared pool's usage is unknown
+  for (int64_t t = 0; t < 20; ++t) n.Tick(t, 2.5, 0.2, 3.0);
+  auto report = n.agent->Read([](auto&&, auto&&, const PoolReport& r, auto&&) { return r; });
+  CHECK(report.reason == "stale");
+  CHECK(ReadPoolControl(control).status().code() == StatusCode::kNotFound);
+}
+
+TEST_CASE("a shared container whose cgroup cannot be read leaves the pools alone") {
+  fake::Tree files;
+  const std::string control = files.File("pools.json");
+  Node n("none", control);
+  n.running[0].cgroup_path = "/kubepods/podweb/elsewhere";  // never written: unreadable
+  for (int64_t t = 0; t < 20; ++t) n.Tick(t, 2.5, 0.2, 3.0);
+  auto report = n.agent->Read([](auto&&, auto&&, const PoolReport& r, auto&&) { return r; });
+  CHECK(report.reason == "stale");  // no recent usage: not zero
+  CHECK(ReadPoolControl(control).status().code() == StatusCode::kNotFound);
+}
+
+TEST_CASE("the pool controller decides from the size in force when the plugin moved it") {
+  fake::Tree files;
+  const std::string control = files.File("pools.json");
+  Node n("none", control);
+  for (int64_t t = 0; t < 5; ++t) n.Tick(t, 2.5, 0.2, 3.0);
+  REQUIRE(ReadPoolControl(control)->shared == 3);
+  std::filesystem::remove(control);
+  // A dedicated admission took CPUs from the shared pool: the allocations show one CPU again
+  // (the fake host never showed more), so the advisor writes its size again.
+  for (int64_t t = 5; t < 8; ++t) n.Tick(t, 2.5, 0.2, 3.0);
+  auto written = ReadPoolControl(control);
+  REQUIRE(written.ok());
+  CHECK(written->shared == 3);
+}
+
+}  // namespace
+}  // namespace qrm::advisor
