@@ -19,7 +19,7 @@ TickUsage Sampler::Sample(const std::vector<TrackedContainer>& containers, int64
                           int64_t mono_ns) {
   TickUsage tick;
   tick.time = time;
-  SampleNode(tick, mono_ns);
+  SampleNode(tick);                      // /proc/stat's ticks are their own clock
   std::map<std::string, CpuRate> rates;  // only the containers still given keep their state
   for (size_t i = 0; i < containers.size(); ++i) {
     SampleContainer(containers[i], i, mono_ns, tick, rates);
@@ -37,8 +37,7 @@ TickUsage Sampler::Sample(const std::vector<TrackedContainer>& containers, int64
   return tick;
 }
 
-void Sampler::SampleNode(TickUsage& tick, int64_t mono_ns) {
-  (void)mono_ns;  // /proc/stat's ticks are their own clock
+void Sampler::SampleNode(TickUsage& tick) {
   auto node = ReadNodeCounters(options_.procfs_root);
   if (!node.ok()) {
     counters_.node_errors++;

@@ -63,7 +63,7 @@ class Sampler {
   CgroupVersion cgroup_version() const { return reader_.version(); }
 
  private:
-  void SampleNode(TickUsage& tick, int64_t mono_ns);
+  void SampleNode(TickUsage& tick);
   void SampleContainer(const TrackedContainer& c, size_t index, int64_t mono_ns, TickUsage& tick,
                        std::map<std::string, CpuRate>& rates);
 

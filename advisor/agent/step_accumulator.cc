@@ -30,11 +30,9 @@ std::optional<StepObservations> StepAccumulator::Add(
   const int64_t start = FloorToMultiple(tick.time, step_s_);
   std::optional<StepObservations> closed;
   if (step_start_.has_value() && start > *step_start_) {
-    if (!node_cpu_.values.empty() || !node_memory_.values.empty()) {
-      closed = Close(*step_start_ + step_s_);
-    } else {
-      Close(*step_start_ + step_s_);  // nothing to say about a step without node samples
-    }
+    const bool sampled = !node_cpu_.values.empty() || !node_memory_.values.empty();
+    closed = Close(*step_start_ + step_s_);
+    if (!sampled) closed.reset();  // nothing to say about a step without node samples
   }
   if (!step_start_.has_value() || start > *step_start_) step_start_ = start;
   // A tick older than the open step (a clock stepped back) is dropped: steps only go forward.
