@@ -50,20 +50,20 @@ Status HistogramOptions::Validate() const {
 DecayedHistogram::DecayedHistogram(const HistogramOptions& options) : options_(options) {
   assert(options_.Validate().ok());
   if (!options_.Validate().ok()) options_ = HistogramOptions{};
-  weights_.assign(BucketCount(options_), 0.0);
+  bucket_count_ = BucketCount(options_);
 }
 
 double DecayedHistogram::UpperEdge(size_t i) const {
   // The last bucket holds everything above max_value and has no upper edge: its start, as
   // Koordinator (and the VPA histogram it comes from) answers.
-  return i + 1 < weights_.size() ? BucketStart(i + 1) : BucketStart(i);
+  return i + 1 < bucket_count_ ? BucketStart(i + 1) : BucketStart(i);
 }
 
 size_t DecayedHistogram::BucketOf(double value) const {
   if (!(value >= options_.first_bucket)) return 0;  // also NaN
   const double i = std::floor(std::log(value * (options_.ratio - 1) / options_.first_bucket + 1) /
                               std::log(options_.ratio));
-  return std::min(static_cast<size_t>(std::max(i, 0.0)), weights_.size() - 1);
+  return std::min(static_cast<size_t>(std::max(i, 0.0)), bucket_count_ - 1);
 }
 
 double DecayedHistogram::BucketStart(size_t i) const {
@@ -81,8 +81,42 @@ void DecayedHistogram::Add(double value, double weight, int64_t time) {
   if (static_cast<double>(time - reference_) / options_.half_life_s > kMaxExponent) Rebase(time);
   const double scaled =
       weight * std::exp2(static_cast<double>(time - reference_) / options_.half_life_s);
-  weights_[BucketOf(std::max(value, 0.0))] += scaled;
+  const size_t bucket = BucketOf(std::max(value, 0.0));
+  Cover(bucket);
+  weights_[bucket - first_] += scaled;
   total_ += scaled;
+}
+
+// A new vector of exactly the run's size (growing in place would leave up to as much capacity
+// unused); the run only widens when usage reaches a new low or high.
+void DecayedHistogram::Cover(size_t bucket) {
+  if (weights_.empty()) {
+    first_ = bucket;
+    weights_.assign(1, 0.0);
+    return;
+  }
+  const size_t last = first_ + weights_.size() - 1;
+  if (bucket >= first_ && bucket <= last) return;
+  const size_t from = std::min(first_, bucket);
+  std::vector<double> wider(std::max(last, bucket) - from + 1, 0.0);
+  std::copy(weights_.begin(), weights_.end(),
+            wider.begin() + static_cast<ptrdiff_t>(first_ - from));
+  weights_ = std::move(wider);
+  first_ = from;
+}
+
+void DecayedHistogram::Trim() {
+  const auto nonzero = [](double w) { return w != 0; };
+  const auto begin = std::find_if(weights_.begin(), weights_.end(), nonzero);
+  if (begin == weights_.end()) {
+    weights_ = {};
+    first_ = 0;
+    return;
+  }
+  const auto end = std::find_if(weights_.rbegin(), weights_.rend(), nonzero).base();
+  if (begin == weights_.begin() && end == weights_.end()) return;
+  first_ += static_cast<size_t>(begin - weights_.begin());
+  weights_ = std::vector<double>(begin, end);
 }
 
 void DecayedHistogram::Rebase(int64_t time) {
@@ -95,6 +129,7 @@ void DecayedHistogram::Rebase(int64_t time) {
     if (w < options_.min_weight) w = 0;
     total_ += w;
   }
+  Trim();
   reference_ = next;
 }
 
@@ -104,11 +139,11 @@ double DecayedHistogram::Percentile(double q) const {
   const double target = q * total_;
   double cumulative = 0;
   size_t last_nonempty = 0;
-  for (size_t i = 0; i < weights_.size(); ++i) {
-    if (weights_[i] < options_.min_weight) continue;
-    last_nonempty = i;
-    cumulative += weights_[i];
-    if (cumulative >= target) return UpperEdge(i);
+  for (size_t k = 0; k < weights_.size(); ++k) {
+    if (weights_[k] < options_.min_weight) continue;
+    last_nonempty = first_ + k;
+    cumulative += weights_[k];
+    if (cumulative >= target) return UpperEdge(first_ + k);
   }
   return UpperEdge(last_nonempty);  // rounding left the target a hair above the sum
 }
@@ -121,12 +156,17 @@ double DecayedHistogram::TotalWeight() const {
   return total_;
 }
 
+std::vector<double> DecayedHistogram::weights() const {
+  std::vector<double> dense(bucket_count_, 0.0);
+  std::copy(weights_.begin(), weights_.end(), dense.begin() + static_cast<ptrdiff_t>(first_));
+  return dense;
+}
+
 Status DecayedHistogram::Restore(int64_t reference, std::vector<double> weights,
                                  std::optional<double> total) {
-  if (weights.size() != weights_.size()) {
-    return InvalidArgumentError(
-        fmt::format("histogram: {} bucket weights where these options have {}", weights.size(),
-                    weights_.size()));
+  if (weights.size() != bucket_count_) {
+    return InvalidArgumentError(fmt::format(
+        "histogram: {} bucket weights where these options have {}", weights.size(), bucket_count_));
   }
   double sum = 0;
   for (size_t i = 0; i < weights.size(); ++i) {
@@ -140,6 +180,9 @@ Status DecayedHistogram::Restore(int64_t reference, std::vector<double> weights,
     return InvalidArgumentError(fmt::format("histogram: invalid total weight {} (>= 0)", *total));
   }
   weights_ = std::move(weights);
+  first_ = 0;
+  Trim();
+  weights_.shrink_to_fit();
   total_ = total.value_or(sum);
   reference_ = reference;
   has_reference_ = true;

@@ -7,6 +7,10 @@
 // samples weigh more, which is the same as older ones decaying. When the exponent grows large
 // the reference moves forward and every bucket is scaled down (values are unchanged, only
 // their scale); buckets that fall below min_weight are emptied.
+//
+// Only the run of buckets from the lowest to the highest non-empty one is stored (a series'
+// usage spans a few dozen of the ~160 buckets): the advisor keeps two per pod, and a dense
+// array would be most of its model memory.
 #pragma once
 
 #include <cstdint>
@@ -45,7 +49,9 @@ class DecayedHistogram {
   bool empty() const;
   // Total weight at the current reference time (for tests and the checkpoint).
   double TotalWeight() const;
-  size_t bucket_count() const { return weights_.size(); }
+  size_t bucket_count() const { return bucket_count_; }
+  // Buckets held in memory (the non-empty run; for the memory bench and tests).
+  size_t stored_bucket_count() const { return weights_.size(); }
   int64_t reference_time() const { return reference_; }
   const HistogramOptions& options() const { return options_; }
 
@@ -55,9 +61,9 @@ class DecayedHistogram {
   // What Percentile answers for bucket i: its upper edge (the last bucket: its start).
   double UpperEdge(size_t i) const;
 
-  // Raw state for the checkpoint: bucket weights relative to reference_time(), which is only
-  // set once a sample has been added.
-  const std::vector<double>& weights() const { return weights_; }
+  // Raw state for the checkpoint: every bucket's weight relative to reference_time(), which
+  // is only set once a sample has been added.
+  std::vector<double> weights() const;
   bool has_reference() const { return has_reference_; }
   // Restores raw state; kInvalidArgument if `weights` does not fit these options or `total`
   // is not a finite weight >= 0. `total` is TotalWeight() as saved: the running sum that Add
@@ -70,9 +76,15 @@ class DecayedHistogram {
  private:
   // Moves the reference to `time` (rounded down to a half-life multiple) and rescales.
   void Rebase(int64_t time);
+  // Makes bucket `bucket` part of the stored run.
+  void Cover(size_t bucket);
+  // Drops empty buckets from both ends of the stored run.
+  void Trim();
 
   HistogramOptions options_;
-  std::vector<double> weights_;
+  size_t bucket_count_ = 0;
+  size_t first_ = 0;             // bucket index of weights_[0]
+  std::vector<double> weights_;  // buckets first_ .. first_ + size - 1, exactly sized
   double total_ = 0;
   int64_t reference_ = 0;
   bool has_reference_ = false;

@@ -66,7 +66,7 @@ rapidjson::Value SaveHistogram(const DecayedHistogram& histogram, JsonAllocator&
   rapidjson::Value out(rapidjson::kObjectType);
   if (!histogram.has_reference()) return out;
   rapidjson::Value buckets(rapidjson::kArrayType);
-  const std::vector<double>& weights = histogram.weights();
+  const std::vector<double> weights = histogram.weights();
   for (size_t i = 0; i < weights.size(); ++i) {
     if (weights[i] == 0) continue;
     rapidjson::Value bucket(rapidjson::kArrayType);

@@ -28,6 +28,12 @@ Status StoreOptions::Validate() const {
   QRM_RETURN_IF_ERROR(Whole("raw_horizon", ring.raw_horizon_s, ring.interval_s, "interval"));
   QRM_RETURN_IF_ERROR(Whole("bucket", ring.bucket_s, ring.interval_s, "interval"));
   QRM_RETURN_IF_ERROR(Whole("bucket_horizon", ring.bucket_horizon_s, ring.bucket_s, "bucket"));
+  if (ring.bucket_s > ring.raw_horizon_s) {
+    // A bucket is summarized from the raw samples, so all of them must fit in the raw ring.
+    return InvalidArgumentError(
+        fmt::format("bucket: invalid value {} s (at most the raw_horizon, {} s)", ring.bucket_s,
+                    ring.raw_horizon_s));
+  }
   if (ring.raw_horizon_s / ring.interval_s > 86400 ||
       ring.bucket_horizon_s / ring.bucket_s > 86400) {
     return InvalidArgumentError(

@@ -20,7 +20,8 @@ struct StoreOptions {
   int64_t gc_after_s = 300;
 
   // kInvalidArgument naming the field: intervals >= 1 s, horizons >= their step and a whole
-  // number of them, a bucket a whole number of intervals, at most 1 day of raw samples.
+  // number of them, a bucket a whole number of intervals and within the raw horizon, at most 1 day
+  // of raw samples.
   Status Validate() const;
 };
 

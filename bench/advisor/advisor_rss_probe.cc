@@ -330,7 +330,7 @@ void Report(const qa::Agent& agent, const Checkpointers& checkpointers,
               heap.in_use / 1024, heap.free / 1024);
   const qa::RingOptions& ring = config.agent.store.ring;
   const int64_t ring_bytes =
-      ring.raw_horizon_s / ring.interval_s * 4 + ring.bucket_horizon_s / ring.bucket_s * 12;
+      ring.raw_horizon_s / ring.interval_s * 2 + ring.bucket_horizon_s / ring.bucket_s * 4;
   agent.Read([&](const qa::AgentState& s, const qa::Predictors& p, auto&&...) {
     std::printf("series %zu\nring_kB %ld\nmodel_pods %zu\nsteps %ld\n", s.store.series_count(),
                 static_cast<long>(s.store.series_count() * ring_bytes / 1024), s.cpu.pods.size(),

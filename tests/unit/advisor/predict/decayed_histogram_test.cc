@@ -72,6 +72,41 @@ TEST_CASE("far newer samples rebase the histogram and old weight fades out", "[a
   CHECK(h.TotalWeight() == Approx(std::exp2(static_cast<double>(6000 - h.reference_time()) / 60)));
 }
 
+TEST_CASE("only the run of non-empty buckets is stored and it answers as a dense one",
+          "[advisor][hist]") {
+  HistogramOptions o;
+  o.half_life_s = 60;
+  DecayedHistogram h(o);
+  CHECK(h.stored_bucket_count() == 0);
+  h.Add(1.0, 1, 0);
+  CHECK(h.stored_bucket_count() == 1);
+  h.Add(2.0, 1, 0);  // widens upwards
+  h.Add(0.5, 1, 0);  // and downwards
+  const size_t low = h.BucketOf(0.5), high = h.BucketOf(2.0);
+  CHECK(h.stored_bucket_count() == high - low + 1);
+  const std::vector<double> dense = h.weights();
+  REQUIRE(dense.size() == h.bucket_count());
+  CHECK(dense[low] == 1);
+  CHECK(dense[h.BucketOf(1.0)] == 1);
+  CHECK(dense[high] == 1);
+  CHECK(dense[low - 1] == 0);
+  CHECK(dense[high + 1] == 0);
+  CHECK(h.Percentile(0.0) == Approx(h.UpperEdge(low)));
+  CHECK(h.Percentile(0.5) == Approx(h.UpperEdge(h.BucketOf(1.0))));
+  CHECK(h.Percentile(1.0) == Approx(h.UpperEdge(high)));
+  // 100 half-lives on, the old buckets fall below min_weight at the rebase: the run shrinks to
+  // the new sample's bucket.
+  h.Add(8.0, 1, 6000);
+  CHECK(h.stored_bucket_count() == 1);
+  CHECK(h.Percentile(0.0) == Approx(h.UpperEdge(h.BucketOf(8.0))));
+  // A restore keeps only the run too, and gives back the same dense weights.
+  DecayedHistogram restored(o);
+  REQUIRE(restored.Restore(0, dense).ok());
+  CHECK(restored.stored_bucket_count() == high - low + 1);
+  CHECK(restored.weights() == dense);
+  CHECK(restored.Percentile(0.5) == Approx(h.UpperEdge(h.BucketOf(1.0))));
+}
+
 TEST_CASE("histogram options out of range are refused naming the field", "[advisor][hist]") {
   HistogramOptions o;
   o.ratio = 1.0;

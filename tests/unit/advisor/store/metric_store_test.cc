@@ -97,6 +97,51 @@ TEST_CASE("store options out of range are refused naming the field", "[advisor][
   o = StoreOptions{};
   o.ring.raw_horizon_s = 7 * 86400;
   CHECK(o.Validate().message().find("86400") != std::string::npos);
+  o = StoreOptions{};
+  o.ring.bucket_s = 600;  // longer than the raw horizon: its samples could not be summarized
+  o.ring.bucket_horizon_s = 3600;
+  CHECK(o.Validate().message().find("bucket: invalid value 600 s") != std::string::npos);
+}
+
+TEST_CASE("a bucket reads the same before and after its summary is stored", "[advisor][store]") {
+  MetricStore store(Options());
+  for (int t = 0; t < 20; ++t) store.Add("s", t, static_cast<double>(t));  // means 4.5, 14.5
+  auto early = store.Query("s", 19, 600);
+  REQUIRE(early);
+  CHECK(early->count == 2);
+  CHECK(early->avg == Approx(9.5));
+  CHECK(early->max == 19);
+  store.Add("s", 400, 0);  // the first two buckets leave the raw ring: summarized now
+  auto late = store.Query("s", 19, 600);
+  REQUIRE(late);
+  CHECK(late->count == 2);
+  CHECK(late->avg == early->avg);
+  CHECK(late->max == early->max);
+}
+
+TEST_CASE("a replaced sample is replaced in its bucket; a summarized bucket takes no more",
+          "[advisor][store]") {
+  MetricStore store(Options());
+  for (int t = 0; t < 10; ++t) store.Add("s", t, 1);
+  store.Add("s", 5, 21);    // replaces the 1 at second 5: the bucket's mean is 3
+  store.Add("s", 301, 1);   // the bucket [0, 10) starts to leave the raw ring
+  store.Add("s", 9, 1000);  // still within the raw horizon, but its bucket is summarized
+  auto a = store.Query("s", 9, 600);
+  REQUIRE(a);
+  CHECK(a->count == 1);
+  CHECK(a->avg == Approx(3));
+  CHECK(a->max == 21);
+}
+
+TEST_CASE("after a gap longer than every horizon only the new samples remain", "[advisor][store]") {
+  MetricStore store(Options());
+  for (int t = 0; t < 100; ++t) store.Add("s", t, 7);
+  store.Add("s", 10000, 2);
+  auto a = store.Query("s", 10000, 1800);
+  REQUIRE(a);
+  CHECK(a->count == 1);
+  CHECK(a->max == 2);
+  CHECK(store.Query("s", 10000, 300)->count == 1);
 }
 
 }  // namespace
