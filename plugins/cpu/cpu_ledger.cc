@@ -15,6 +15,7 @@ namespace {
 
 constexpr const char* kMachineSetting = "machine";
 constexpr const char* kReclaimedSizeSetting = "reclaimed_size";
+constexpr const char* kSharedSizeSetting = "shared_size";
 
 // "cpus 0-79, nodes 0:0-39 1:40-79": what a ledger must have been written on.
 std::string LayoutText(const CpuLayout& layout) {
@@ -28,6 +29,15 @@ std::string LayoutText(const CpuLayout& layout) {
 
 std::string ReclaimedSizeSetting(int size) {
   return size == kReclaimedAuto ? "auto" : std::to_string(size);
+}
+
+StatusOr<int> ParseSharedSize(const std::string& text) {
+  int size = -1;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), size);
+  if (ec != std::errc() || end != text.data() + text.size() || size < 0) {
+    return DataLossError(fmt::format("setting shared_size {}: not a whole number", Quote(text)));
+  }
+  return size;
 }
 
 StatusOr<int> ParseReclaimedSize(const std::string& text) {
@@ -188,6 +198,10 @@ StatusOr<std::unique_ptr<CpuLedger>> CpuLedger::Open(const CpuLedgerOptions& opt
     if (size != contents.settings.end()) {
       QRM_ASSIGN_OR_RETURN(restored.reclaimed_size, ParseReclaimedSize(size->second));
     }
+    const auto shared = contents.settings.find(kSharedSizeSetting);
+    if (shared != contents.settings.end()) {
+      QRM_ASSIGN_OR_RETURN(restored.shared_size, ParseSharedSize(shared->second));
+    }
     *state = std::move(restored);
     return Status::Ok();
   };
@@ -211,8 +225,19 @@ Status CpuLedger::RemovePod(const std::string& pod_uid) {
   return ledger_->RemovePod(pod_uid);
 }
 
-Status CpuLedger::SetReclaimedSize(int size) {
-  return ledger_->Set(kReclaimedSizeSetting, ReclaimedSizeSetting(size));
+Status CpuLedger::SetPoolSetting(int reclaimed_size, int shared_size) {
+  // shared_size, when set, wins over reclaimed_size: it is written first when it is being set
+  // and last when it is being cleared.
+  const auto reclaimed = [&] {
+    return ledger_->Set(kReclaimedSizeSetting, ReclaimedSizeSetting(reclaimed_size));
+  };
+  const auto shared = [&] { return ledger_->Set(kSharedSizeSetting, std::to_string(shared_size)); };
+  if (shared_size > 0) {
+    QRM_RETURN_IF_ERROR(shared());
+    return reclaimed();
+  }
+  QRM_RETURN_IF_ERROR(reclaimed());
+  return shared();
 }
 
 Status CpuLedger::WriteSnapshot() {

@@ -7,7 +7,8 @@
 //    "role": "storage-service", "numa_binding": true, "numa_exclusive": false,
 //    "numa_nodes": "0"}                  (the last four only when set)
 // Settings: "machine", the CPU layout the ledger was written on ("cpus 0-79, nodes 0:0-39
-// 1:40-79"; a ledger of another layout is refused), and "reclaimed_size" ("auto" or a number).
+// 1:40-79"; a ledger of another layout is refused), "reclaimed_size" ("auto" or a number) and
+// "shared_size" (a number; "0" or absent: the reclaimed_size setting is in force).
 // Each snapshot also carries "machineState", the design document's per-NUMA view of the
 // pools (reserved, allocated, default, shared, reclaimed cpusets) for operators: never read
 // back, and current as of the snapshot (the plugin writes one at start, at a clean stop and
@@ -65,7 +66,9 @@ class CpuLedger {
   Status Put(const std::string& pod_uid, const std::string& container,
              const ContainerAllocation& c);
   Status RemovePod(const std::string& pod_uid);
-  Status SetReclaimedSize(int size);
+  // Records the size setting (CpuState::reclaimed_size and shared_size) as two settings,
+  // ordered so that a crash between them leaves the old setting or the new one in force.
+  Status SetPoolSetting(int reclaimed_size, int shared_size);
   Status WriteSnapshot();
 
  private:

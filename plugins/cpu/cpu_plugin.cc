@@ -43,11 +43,11 @@ StatusOr<std::unique_ptr<CpuPlugin>> CpuPlugin::Create(const machine::MachineTop
   }
   const CpuPools pools = plugin->pools();
   log->info(
-      "started: {} containers restored; reserved {}, shared {}, reclaimed {} ({} CPUs, size {}), "
-      "dedicated {}; state {}",
+      "started: {} containers restored; reserved {}, shared {}, reclaimed {} ({} CPUs, setting "
+      "{}), dedicated {}; state {}",
       plugin->state().ContainerCount(), pools.reserved.ToString(), pools.shared.ToString(),
       pools.reclaimed.ToString(), pools.reclaimed.Size(),
-      ReclaimedSizeText(plugin->reclaimed_size()), pools.dedicated.ToString(),
+      PoolSettingText(plugin->state().setting()), pools.dedicated.ToString(),
       plugin->config_.StatePath().empty() ? std::string("in memory only")
                                           : plugin->config_.StatePath());
   return plugin;
@@ -64,13 +64,13 @@ Status CpuPlugin::OpenLedger() {
   CpuState state;
   QRM_ASSIGN_OR_RETURN(ledger_, CpuLedger::Open(options, layout_, reserved_, &state));
   // Without the flag: the ledger's setting, or auto (CpuState's default) on a first start.
-  if (config_.reclaimed_pool_size) state.reclaimed_size = *config_.reclaimed_pool_size;
+  if (config_.reclaimed_pool_size) state.set_setting({*config_.reclaimed_pool_size, 0});
   if (Status s = RefreshPools(layout_, reserved_, &state); !s.ok()) {
     return s.WithContext(config_.reclaimed_pool_size ? "reclaimed-pool-size"
                                                      : "reclaimed pool size from " + options.path);
   }
   state_ = std::move(state);
-  QRM_RETURN_IF_ERROR(ledger_->SetReclaimedSize(state_.reclaimed_size));
+  QRM_RETURN_IF_ERROR(ledger_->SetPoolSetting(state_.reclaimed_size, state_.shared_size));
   return ledger_->WriteSnapshot();  // the file describes the running plugin
 }
 
@@ -300,7 +300,8 @@ CpuPlugin::GetTopologyAwareAllocatableResources() {
   return resp;
 }
 
-StatusOr<int> CpuPlugin::ReclaimedSizeFor(const PoolSizes& sizes, const CpuState& state) const {
+StatusOr<PoolSetting> CpuPlugin::PoolSettingFor(const PoolSizes& sizes,
+                                                const CpuState& state) const {
   const int free = layout_.online().Difference(reserved_).Difference(state.pools.dedicated).Size();
   if (sizes.reclaimed == kReclaimedAuto) {
     if (sizes.shared) {
@@ -308,14 +309,14 @@ StatusOr<int> CpuPlugin::ReclaimedSizeFor(const PoolSizes& sizes, const CpuState
           "reclaimed auto and shared {}: an auto reclaimed pool leaves no shared size to set",
           *sizes.shared));
     }
-    return kReclaimedAuto;
+    return PoolSetting{kReclaimedAuto, 0};
   }
   if (sizes.reclaimed && sizes.shared && *sizes.reclaimed + *sizes.shared != free) {
     return InvalidArgumentError(
         fmt::format("reclaimed {} + shared {} = {}, but {} CPUs are neither reserved nor dedicated",
                     *sizes.reclaimed, *sizes.shared, *sizes.reclaimed + *sizes.shared, free));
   }
-  if (sizes.reclaimed) return *sizes.reclaimed;
+  if (sizes.reclaimed) return PoolSetting{*sizes.reclaimed, 0};
   if (!sizes.shared) return InvalidArgumentError("pool control: names no pool");
   if (*sizes.shared >= free) {
     return InvalidArgumentError(fmt::format(
@@ -323,23 +324,29 @@ StatusOr<int> CpuPlugin::ReclaimedSizeFor(const PoolSizes& sizes, const CpuState
         "nor dedicated)",
         *sizes.shared, free));
   }
-  return free - *sizes.shared;
+  // The shared size is kept as the setting (not converted to a reclaimed size): a QoS system
+  // sizes the shared pool for the load it sees, and dedicated admissions should come out of
+  // the reclaimed pool, not out of that pool or be refused to keep the reclaimed one. The
+  // reclaimed size recorded beside it (not used while it is set) is the one it gives now.
+  return PoolSetting{free - *sizes.shared, *sizes.shared};
 }
 
 Status CpuPlugin::ResizePools(const PoolSizes& sizes) {
   std::string summary;
   {
     MutexLock lock(mu_);
-    StatusOr<int> size = ReclaimedSizeFor(sizes, state_);
-    if (!size.ok()) return size.status();
-    if (*size == state_.reclaimed_size) return Status::Ok();
-    const int old_size = state_.reclaimed_size;
-    state_.reclaimed_size = *size;
-    QRM_RETURN_IF_ERROR(
-        CommitOrUndo([&]() QRM_REQUIRES(mu_) { return ledger_->SetReclaimedSize(*size); },
-                     [&]() QRM_REQUIRES(mu_) { state_.reclaimed_size = old_size; }));
-    summary = fmt::format("reclaimed size {} -> {}: reclaimed {}, shared {} ({} containers)",
-                          ReclaimedSizeText(old_size), ReclaimedSizeText(*size),
+    StatusOr<PoolSetting> setting = PoolSettingFor(sizes, state_);
+    if (!setting.ok()) return setting.status();
+    if (*setting == state_.setting()) return Status::Ok();
+    const PoolSetting old = state_.setting();
+    state_.set_setting(*setting);
+    QRM_RETURN_IF_ERROR(CommitOrUndo(
+        [&]() QRM_REQUIRES(mu_) {
+          return ledger_->SetPoolSetting(setting->reclaimed_size, setting->shared_size);
+        },
+        [&]() QRM_REQUIRES(mu_) { state_.set_setting(old); }));
+    summary = fmt::format("size setting {} -> {}: reclaimed {}, shared {} ({} containers)",
+                          PoolSettingText(old), PoolSettingText(*setting),
                           state_.pools.reclaimed.ToString(), state_.pools.shared.ToString(),
                           state_.ContainerCount());
   }

@@ -91,8 +91,8 @@ class CpuPlugin final : public sdk::ResourcePlugin {
   // pools are refreshed again (they are a function of the state, so they come back exactly)
   // and the error is returned.
   Status CommitOrUndo(const std::function<Status()>& persist, const std::function<void()>& undo);
-  // The reclaimed size `sizes` asks for, given `state`'s dedicated CPUs.
-  StatusOr<int> ReclaimedSizeFor(const PoolSizes& sizes, const CpuState& state) const;
+  // The size setting `sizes` asks for, given `state`'s dedicated CPUs.
+  StatusOr<PoolSetting> PoolSettingFor(const PoolSizes& sizes, const CpuState& state) const;
 
   const CpuLayout layout_;
   const CpuSet reserved_;

@@ -1,5 +1,9 @@
 #include "plugins/cpu/cpu_state.h"
 
+#include <algorithm>
+
+#include <fmt/format.h>
+
 namespace qrm::cpu {
 
 CpuState::CpuState(const Pods& pods) {
@@ -65,8 +69,15 @@ void CpuState::Unindex(const std::string& pod_uid, const std::string& container,
   bound_dedicated_.erase({pod_uid, container});
 }
 
+std::string PoolSettingText(const PoolSetting& setting) {
+  if (setting.shared_size > 0) return fmt::format("shared {}", setting.shared_size);
+  if (setting.reclaimed_size == kReclaimedAuto) return "auto";
+  return fmt::format("reclaimed {}", setting.reclaimed_size);
+}
+
 int CpuState::KeepFree() const {
-  return (reclaimed_size == kReclaimedAuto ? 0 : reclaimed_size) + kMinSharedCpus;
+  if (shared_size > 0 || reclaimed_size == kReclaimedAuto) return kMinSharedCpus;
+  return reclaimed_size + kMinSharedCpus;
 }
 
 namespace {
@@ -106,9 +117,13 @@ ContainerAllocation WithCpus(const CpuLayout& layout, const CpuPools& pools,
 
 Status RefreshPools(const CpuLayout& layout, const CpuSet& reserved, CpuState* state) {
   const CpuSet& dedicated = state->DedicatedCpus();
-  const int size = state->reclaimed_size == kReclaimedAuto
-                       ? AutoReclaimedSize(layout, reserved, dedicated, state->HasReclaimed())
-                       : state->reclaimed_size;
+  int size = state->reclaimed_size;
+  if (state->shared_size > 0) {
+    const int free = layout.online().Difference(reserved).Difference(dedicated).Size();
+    size = std::max(0, free - state->shared_size);
+  } else if (size == kReclaimedAuto) {
+    size = AutoReclaimedSize(layout, reserved, dedicated, state->HasReclaimed());
+  }
   StatusOr<CpuPools> pools = ComputePools(layout, reserved, dedicated, size);
   if (!pools.ok()) return pools.status();
   state->pools = std::move(*pools);

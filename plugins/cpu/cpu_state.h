@@ -42,6 +42,17 @@ struct ContainerAllocation {
 
 using PodAllocations = std::map<std::string, ContainerAllocation>;  // by container name
 
+// CpuState's size setting as one value, for changing it.
+struct PoolSetting {
+  int reclaimed_size = kReclaimedAuto;
+  int shared_size = 0;
+
+  friend bool operator==(const PoolSetting&, const PoolSetting&) = default;
+};
+
+// The setting for messages: "auto", "reclaimed 4" or "shared 28".
+std::string PoolSettingText(const PoolSetting& setting);
+
 // The containers held, and what admission needs to know about all of them kept up to date as
 // they change (the dedicated CPUs, whether any is reclaimed_cores, the NUMA claims), so that an
 // admission costs the same with 5,000 containers placed as with none.
@@ -54,8 +65,13 @@ class CpuState {
   CpuState() = default;
   explicit CpuState(const Pods& pods);
 
-  // The reclaimed pool size setting: a number of CPUs, or kReclaimedAuto (pools.h).
+  // The pool size setting. Either reclaimed_size, a number of CPUs or kReclaimedAuto
+  // (pools.h), or, when shared_size > 0 (the pool control file's "shared" alone: what
+  // qrm-advisor writes), a shared pool of that size with the reclaimed pool taking the rest.
+  // The latter yields to dedicated admissions: they shrink the reclaimed pool first (to 0),
+  // then the shared one (to kMinSharedCpus); reclaimed_size is then not used.
   int reclaimed_size = kReclaimedAuto;
+  int shared_size = 0;
   CpuPools pools;
 
   const Pods& pods() const { return pods_; }
@@ -76,8 +92,13 @@ class CpuState {
   // The NUMA-bound dedicated containers: they claim their nodes (hints.h, NodeClaim).
   const std::set<ContainerKey>& BoundDedicated() const { return bound_dedicated_; }
   // CPUs dedicated admission must leave free: an explicit reclaimed pool and the shared
-  // minimum (the auto pool yields).
+  // minimum (the auto pool and a reclaimed pool sized by its shared pool yield).
   int KeepFree() const;
+  PoolSetting setting() const { return {reclaimed_size, shared_size}; }
+  void set_setting(const PoolSetting& s) {
+    reclaimed_size = s.reclaimed_size;
+    shared_size = s.shared_size;
+  }
 
   friend bool operator==(const CpuState&, const CpuState&) = default;
 
@@ -106,9 +127,10 @@ CpuSet ContainerCpus(const CpuLayout& layout, const CpuPools& pools,
 ContainerAllocation WithCpus(const CpuLayout& layout, const CpuPools& pools,
                              ContainerAllocation container);
 
-// Recomputes state->pools from the dedicated CPUs and reclaimed_size (the auto setting
-// resolved against the containers held). Errors (and leaves *state alone) as ComputePools
-// does. Costs the same whatever the number of containers: their CPUs are derived.
+// Recomputes state->pools from the dedicated CPUs and the size setting (auto resolved against
+// the containers held, a shared size against the CPUs dedicated containers leave). Errors (and
+// leaves *state alone) as ComputePools does. Costs the same whatever the number of containers:
+// their CPUs are derived.
 Status RefreshPools(const CpuLayout& layout, const CpuSet& reserved, CpuState* state);
 
 }  // namespace qrm::cpu

@@ -3,10 +3,12 @@
 // The file is JSON, {"reclaimed": 52} or {"shared": 28} or both, with whole CPU counts:
 //   reclaimed  size of the reclaimed pool (0: reclaimed_cores share the shared pool), or
 //              "auto" (kReclaimedAuto, the default: pools.h), which cannot go with shared
-//   shared     size of the shared pool (at least 1); converted to a reclaimed size when the
-//              file is applied (reclaimed = CPUs neither reserved nor dedicated - shared), so
-//              later dedicated admissions shrink the shared pool, not the reclaimed one
-// Both together must add up to the CPUs neither reserved nor dedicated at that moment.
+//   shared     alone: size of the shared pool (at least 1, less than the CPUs neither
+//              reserved nor dedicated), kept as the setting; the reclaimed pool gets the
+//              rest, and later dedicated admissions shrink it first (to 0), then the shared
+//              pool (to 1), instead of being refused (CpuState::shared_size)
+// Both together must add up to the CPUs neither reserved nor dedicated at that moment, and
+// set the reclaimed size (an exact size, as "reclaimed" alone).
 // Writers replace the file atomically (write a temp file in the same directory, rename it
 // over the target); the plugin watches the directory and applies every new version.
 #pragma once

@@ -98,6 +98,7 @@ TEST_CASE("example 1: online and offline pools, then the QoS system resizes them
   auto restarted = MakePlugin(topology, config);
   CHECK(Cpusets(*restarted) == before);
   CHECK(restarted->reclaimed_size() == 4);
+  CHECK(restarted->state().shared_size == 76);
 }
 
 TEST_CASE("example 2: storage-service and reranker are NUMA anti-affine", "[cpu][example2]") {
