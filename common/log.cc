@@ -64,9 +64,13 @@ std::shared_ptr<spdlog::logger> Logger(const std::string& component) {
   return logger;
 }
 
+bool IsLogLevel(std::string_view level) {
+  return level == "off" || spdlog::level::from_str(std::string(level)) != spdlog::level::off;
+}
+
 bool ConfigureLogging(std::string_view level, std::string_view format) {
+  if (!IsLogLevel(level)) return false;
   const auto parsed = spdlog::level::from_str(std::string(level));
-  if (parsed == spdlog::level::off && level != "off") return false;
   if (format != "text" && format != "json") return false;
   MutexLock lock(g_mu);
   g_level = parsed;

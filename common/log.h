@@ -22,6 +22,9 @@ std::shared_ptr<spdlog::logger> Logger(const std::string& component);
 // Fails (returns false) on an unknown level or format.
 bool ConfigureLogging(std::string_view level, std::string_view format = "text");
 
+// Whether ConfigureLogging takes `level` (for checking a configuration without applying it).
+bool IsLogLevel(std::string_view level);
+
 // Pod/container identity in one consistent form: "pod=ns/name(uid) container=c".
 struct PodRef {
   std::string_view uid;

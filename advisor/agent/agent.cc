@@ -29,11 +29,15 @@ Agent::Agent(const AgentOptions& options, Predictors predictors, std::unique_ptr
       log_(Logger("advisor")) {}
 
 void Agent::Tick(int64_t now, int64_t mono_ns) {
-  MutexLock lock(mu_);
+  // The sources are asked outside the lock: their calls wait up to their deadlines, and queries
+  // (qrmctl, /metrics) must not wait with them.
+  std::optional<Inventory> inventory;
   if (!last_inventory_ || now - *last_inventory_ >= options_.inventory_period_s) {
-    RefreshInventory(now);
+    inventory = Inventory{host_->Fetch(), runtime_->ListContainers()};
     last_inventory_ = now;
   }
+  MutexLock lock(mu_);
+  if (inventory) ApplyInventory(now, std::move(*inventory));
   if (options_.monotonic_ns) mono_ns = options_.monotonic_ns();
   TickUsage tick = sampler_.Sample(state_.containers, now, mono_ns);
   Record(tick);
@@ -51,8 +55,8 @@ void Agent::WithModels(const std::function<void(Predictors&)>& f) {
   f(predictors_);
 }
 
-void Agent::RefreshInventory(int64_t now) {
-  auto host = host_->Fetch();
+void Agent::ApplyInventory(int64_t now, Inventory inventory) {
+  StatusOr<HostView>& host = inventory.host;
   if (host.ok()) {
     state_.host = std::move(*host);
     state_.last_host_answer = now;
@@ -61,7 +65,7 @@ void Agent::RefreshInventory(int64_t now) {
     state_.host_error = host.status().ToString();
     log_->warn("qrm-host: {} (keeping the last view)", state_.host_error);
   }
-  auto running = runtime_->ListContainers();
+  StatusOr<std::vector<TrackedContainer>>& running = inventory.running;
   if (!running.ok()) {
     if (state_.runtime_error != running.status().ToString()) {
       state_.runtime_error = running.status().ToString();

@@ -80,7 +80,8 @@ class Agent {
   Agent(const AgentOptions& options, Predictors predictors, std::unique_ptr<HostSource> host,
         std::unique_ptr<RuntimeSource> runtime);
 
-  // One tick at `now` (Unix seconds) and `mono_ns` (a monotonic clock).
+  // One tick at `now` (Unix seconds, never going back: AgentClock) and `mono_ns` (a monotonic
+  // clock). Called from one thread.
   void Tick(int64_t now, int64_t mono_ns);
 
   // Runs `read` on the state under the agent's lock.
@@ -97,7 +98,12 @@ class Agent {
   void WithModels(const std::function<void(Predictors&)>& f);
 
  private:
-  void RefreshInventory(int64_t now) QRM_REQUIRES(mu_);
+  // What the sources answered at an inventory refresh.
+  struct Inventory {
+    StatusOr<HostView> host;
+    StatusOr<std::vector<TrackedContainer>> running;
+  };
+  void ApplyInventory(int64_t now, Inventory inventory) QRM_REQUIRES(mu_);
   void Record(const TickUsage& tick) QRM_REQUIRES(mu_);
   void Step(const TickUsage& tick) QRM_REQUIRES(mu_);
   void SizePools(int64_t now) QRM_REQUIRES(mu_);
@@ -106,6 +112,7 @@ class Agent {
   mutable Mutex mu_;
   AgentState state_ QRM_GUARDED_BY(mu_);
   Predictors predictors_ QRM_GUARDED_BY(mu_);
+  // Used by Tick only (one thread), outside mu_.
   std::unique_ptr<HostSource> host_;
   std::unique_ptr<RuntimeSource> runtime_;
   Sampler sampler_ QRM_GUARDED_BY(mu_);

@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 #include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 
 #include "checkpoint/file_io.h"
+#include "common/quote.h"
 
 namespace qrm::advisor {
 
@@ -22,6 +25,14 @@ Status WriteSharedPoolSize(const std::string& path, int shared, int pool_cpus) {
 
 namespace {
 
+// A JSON value as it was written, for messages.
+std::string JsonText(const rapidjson::Value& v) {
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+  v.Accept(writer);
+  return buffer.GetString();
+}
+
 StatusOr<std::optional<int>> SizeMember(const rapidjson::Value& object, const char* key,
                                         const std::string& path) {
   const auto it = object.FindMember(key);
@@ -29,7 +40,8 @@ StatusOr<std::optional<int>> SizeMember(const rapidjson::Value& object, const ch
   const rapidjson::Value& v = it->value;
   if (v.IsString() && std::string_view(v.GetString()) == "auto") return std::optional<int>();
   if (!v.IsInt() || v.GetInt() < 0) {
-    return DataLossError(fmt::format("pool control {}: {} is not a whole number >= 0", path, key));
+    return DataLossError(fmt::format("pool control {}: {}: invalid value {} (a whole number >= 0)",
+                                     path, key, JsonText(v)));
   }
   return std::optional<int>(v.GetInt());
 }
@@ -43,6 +55,13 @@ StatusOr<PoolControlContent> ReadPoolControl(const std::string& path) {
   doc.Parse(text->data(), text->size());
   if (doc.HasParseError() || !doc.IsObject()) {
     return DataLossError(fmt::format("pool control {}: not a JSON object", path));
+  }
+  for (const auto& member : doc.GetObject()) {
+    const std::string_view key(member.name.GetString(), member.name.GetStringLength());
+    if (key != "shared" && key != "reclaimed") {
+      // The plugin refuses such a file too: whatever it holds is not in force.
+      return DataLossError(fmt::format("pool control {}: unknown key {}", path, Quote(key)));
+    }
   }
   PoolControlContent out;
   auto shared = SizeMember(doc, "shared", path);

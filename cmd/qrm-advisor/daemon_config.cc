@@ -1,8 +1,14 @@
 #include "cmd/qrm-advisor/daemon_config.h"
 
+#include <chrono>
+#include <string_view>
+#include <utility>
+
 #include <fmt/format.h>
 
 #include "common/config/config.h"
+#include "common/log.h"
+#include "common/quote.h"
 
 namespace po = boost::program_options;
 
@@ -116,6 +122,42 @@ Status Seconds(const std::string& text, const char* key, int64_t& out, bool allo
   return Status::Ok();
 }
 
+// A timeout flag: a duration above 0.
+StatusOr<std::chrono::milliseconds> Timeout(const std::string& text, const char* key) {
+  auto d = config::ParseDuration(text, key);
+  if (!d.ok()) return d.status();
+  if (d->count() <= 0) {
+    return InvalidArgumentError(fmt::format("{} \"{}\": must be above 0", key, text));
+  }
+  return *d;
+}
+
+// The pool numbers, named by their flags (the options' own checks name their fields) and
+// bounded (a CPU count above the largest machine is a typo, and would overflow the sums).
+Status CheckPoolNumbers(const advisor::PoolControlOptions& p) {
+  constexpr int kMaxCpus = 8192;
+  const std::pair<const char*, int> counts[] = {{"min-shared-cpus", p.sizer.min_shared_cpus},
+                                                {"min-reclaimed-cpus", p.sizer.min_reclaimed_cpus},
+                                                {"pool-max-grow", p.sizer.max_grow},
+                                                {"pool-max-shrink", p.sizer.max_shrink}};
+  for (const auto& [flag, value] : counts) {
+    const int lowest = std::string_view(flag).starts_with("min-") ? 0 : 1;
+    if (value < lowest || value > kMaxCpus) {
+      return InvalidArgumentError(
+          fmt::format("{} {}: must be from {} to {} CPUs", flag, value, lowest, kMaxCpus));
+    }
+  }
+  if (!(p.reactive_factor >= 0 && p.reactive_factor <= 100)) {
+    return InvalidArgumentError(
+        fmt::format("pool-reactive-factor {}: must be from 0 to 100", p.reactive_factor));
+  }
+  if (!(p.margin_cores >= 0 && p.margin_cores <= kMaxCpus)) {
+    return InvalidArgumentError(
+        fmt::format("pool-margin-cores {}: must be from 0 to {}", p.margin_cores, kMaxCpus));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status DaemonFlags::FinishDurations(DaemonConfig& c) const {
@@ -128,6 +170,13 @@ Status DaemonFlags::FinishDurations(DaemonConfig& c) const {
   }
   QRM_RETURN_IF_ERROR(Seconds(inventory_period_, "inventory-period", c.agent.inventory_period_s));
   QRM_RETURN_IF_ERROR(Seconds(stale_after_, "stale-after", c.agent.stale_after_s));
+  if (c.agent.stale_after_s < c.agent.inventory_period_s) {
+    // Inputs are refreshed every inventory period: a shorter limit would call them stale
+    // between every two refreshes, and the pools would never be sized.
+    return InvalidArgumentError(
+        fmt::format("stale-after \"{}\": must be at least inventory-period \"{}\"", stale_after_,
+                    inventory_period_));
+  }
   QRM_RETURN_IF_ERROR(Seconds(raw_horizon_, "raw-horizon", ring.raw_horizon_s));
   QRM_RETURN_IF_ERROR(Seconds(bucket_, "bucket", ring.bucket_s));
   QRM_RETURN_IF_ERROR(Seconds(bucket_horizon_, "bucket-horizon", ring.bucket_horizon_s));
@@ -135,10 +184,10 @@ Status DaemonFlags::FinishDurations(DaemonConfig& c) const {
   QRM_RETURN_IF_ERROR(Seconds(checkpoint_interval_, "checkpoint-interval", c.checkpoint_interval_s,
                               /*allow_zero=*/true));
   QRM_RETURN_IF_ERROR(c.agent.store.Validate());
-  auto host = config::ParseDuration(host_timeout_, "host-timeout");
+  auto host = Timeout(host_timeout_, "host-timeout");
   if (!host.ok()) return host.status();
   c.host_timeout = *host;
-  auto runtime = config::ParseDuration(runtime_timeout_, "runtime-timeout");
+  auto runtime = Timeout(runtime_timeout_, "runtime-timeout");
   if (!runtime.ok()) return runtime.status();
   c.discover.rpc_timeout = *runtime;
   c.discover.procfs_root = c.agent.sampler.procfs_root;
@@ -151,11 +200,21 @@ Status DaemonFlags::FinishPools(DaemonConfig& c) const {
   QRM_RETURN_IF_ERROR(Seconds(shrink_interval_, "pool-shrink-interval", p.sizer.shrink_interval_s,
                               /*allow_zero=*/true));
   QRM_RETURN_IF_ERROR(Seconds(reactive_window_, "pool-reactive-window", p.reactive_window_s));
+  QRM_RETURN_IF_ERROR(CheckPoolNumbers(p));
   return p.Validate();
 }
 
 StatusOr<DaemonConfig> DaemonFlags::Finish() const {
   DaemonConfig c = values_;
+  if (!IsLogLevel(c.log_level)) {
+    return InvalidArgumentError(
+        fmt::format("log-level {}: expected trace, debug, info, warn, error, critical or off",
+                    Quote(c.log_level)));
+  }
+  if (c.log_format != "text" && c.log_format != "json") {
+    return InvalidArgumentError(
+        fmt::format("log-format {}: expected text or json", Quote(c.log_format)));
+  }
   QRM_RETURN_IF_ERROR(FinishDurations(c));
   QRM_RETURN_IF_ERROR(FinishPools(c));
   auto uids = ParseUidList(allowed_uids_, "socket-allowed-uids");

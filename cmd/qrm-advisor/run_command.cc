@@ -16,6 +16,7 @@
 
 #include "advisor/agent/advisor_service.h"
 #include "advisor/agent/agent.h"
+#include "advisor/agent/agent_clock.h"
 #include "advisor/agent/agent_metrics.h"
 #include "advisor/agent/cri_runtime_source.h"
 #include "advisor/sample/cgroup_usage.h"
@@ -93,19 +94,20 @@ void AddCheckpointMetrics(const Checkpoints& c, const advisor::Agent& agent) {
   });
 }
 
-bool Ready(const advisor::Agent& agent) {
-  return agent.Read([](const advisor::AgentState& s, auto&&...) {
-    return s.last_node_sample > 0 && std::time(nullptr) - s.last_node_sample <= 15;
+bool Ready(const advisor::Agent& agent, advisor::AgentClock& clock) {
+  const int64_t now = clock.Now();
+  return agent.Read([now](const advisor::AgentState& s, auto&&...) {
+    return s.last_node_sample > 0 && now - s.last_node_sample <= 15;
   });
 }
 
 // Ticks until SIGTERM/SIGINT (blocked in every thread, taken here with sigtimedwait).
-void Loop(advisor::Agent& agent, Checkpoints& checkpoints, const DaemonConfig& config,
-          const sigset_t& stop) {
+void Loop(advisor::Agent& agent, advisor::AgentClock& clock, Checkpoints& checkpoints,
+          const DaemonConfig& config, const sigset_t& stop) {
   const auto interval = std::chrono::seconds(config.agent.store.ring.interval_s);
   auto next = Clock::now();
   for (;;) {
-    const int64_t now = std::time(nullptr);
+    const int64_t now = clock.Now();
     agent.Tick(now, Clock::now().time_since_epoch().count());
     agent.WithModels([&](advisor::Predictors&) { checkpoints.MaybeSave(now); });
     // A checkpoint builds each model's whole document (MiBs at 1,000 pods) and a step
@@ -125,8 +127,9 @@ void Loop(advisor::Agent& agent, Checkpoints& checkpoints, const DaemonConfig& c
 }
 
 int Serve(const DaemonConfig& config, const sigset_t& stop) {
-  DaemonConfig with_clock = config;
-  with_clock.agent.monotonic_ns = [] { return Clock::now().time_since_epoch().count(); };
+  advisor::AgentClock clock;
+  advisor::AgentOptions agent_options = config.agent;
+  agent_options.monotonic_ns = [] { return Clock::now().time_since_epoch().count(); };
   auto predictors = advisor::Predictors::Make(config.predictors);
   if (!predictors.ok()) {
     std::fprintf(stderr, "qrm-advisor: %s\n", predictors.status().message().c_str());
@@ -135,7 +138,7 @@ int Serve(const DaemonConfig& config, const sigset_t& stop) {
   Checkpoints checkpoints = MakeCheckpoints(config, *predictors);
   checkpoints.Restore();
   advisor::Agent agent(
-      config.agent, std::move(*predictors),
+      agent_options, std::move(*predictors),
       std::make_unique<HostAdminSource>(config.admin_socket, config.host_timeout),
       std::make_unique<advisor::CriRuntimeSource>(config.runtime_endpoint, config.discover));
   advisor::AdvisorServer server(config.server, agent, config.agent.pools.control_file);
@@ -147,7 +150,8 @@ int Serve(const DaemonConfig& config, const sigset_t& stop) {
   std::unique_ptr<http::HttpServer> http;
   if (!config.metrics_address.empty()) {
     http = std::make_unique<http::HttpServer>(
-        config.metrics_address, http::StandardRoutes([&agent] { return Ready(agent); }));
+        config.metrics_address,
+        http::StandardRoutes([&agent, &clock] { return Ready(agent, clock); }));
     if (Status s = http->Start(); !s.ok()) {
       Logger("advisor")->error("metrics address {}: {}", config.metrics_address, s.ToString());
       return 1;
@@ -156,8 +160,8 @@ int Serve(const DaemonConfig& config, const sigset_t& stop) {
   Logger("advisor")->info("sampling every {}s (cgroup root {}, runtime {}, qrm-host {})",
                           config.agent.store.ring.interval_s, config.agent.sampler.cgroup_root,
                           config.runtime_endpoint, config.admin_socket);
-  Loop(agent, checkpoints, config, stop);
-  agent.WithModels([&](advisor::Predictors&) { checkpoints.Save(std::time(nullptr)); });
+  Loop(agent, clock, checkpoints, config, stop);
+  agent.WithModels([&](advisor::Predictors&) { checkpoints.Save(clock.Now()); });
   if (http) http->Stop();
   server.Stop();
   return 0;
@@ -200,7 +204,8 @@ int RunDaemon(const std::vector<std::string>& args) {
     return 0;
   }
   if (!ConfigureLogging(config->log_level, config->log_format)) {
-    std::fprintf(stderr, "qrm-advisor: log-level or log-format not understood\n");
+    std::fprintf(stderr, "qrm-advisor: log-level \"%s\" or log-format \"%s\" not understood\n",
+                 config->log_level.c_str(), config->log_format.c_str());
     return 2;
   }
   TuneMalloc(1);  // before any thread: one arena, as qrm-host (common/malloc_tuning.h)

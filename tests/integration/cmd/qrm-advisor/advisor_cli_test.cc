@@ -2,6 +2,7 @@
 // (text and JSON), bad flags and files fail with the exit codes and messages the help names.
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 #include <rapidjson/document.h>
@@ -63,6 +64,42 @@ TEST_CASE("replay refuses bad flags and bad traces, naming what is wrong", "[adv
   const auto missing = RunProcess({QRM_ADVISOR, "replay", dir.File("none.csv")});
   CHECK(missing.exit_code == 1);
   CHECK(missing.output.find("none.csv") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace qrm
+
+namespace qrm {
+namespace {
+
+// --check-config with one bad flag: exit 2 and a message naming the flag and its value.
+void DaemonFlagRefused(std::vector<std::string> flags, const std::string& expected) {
+  std::vector<std::string> argv = {QRM_ADVISOR, "--check-config"};
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  const auto run = testing::RunProcess(argv);
+  INFO(run.output);
+  CHECK(run.exit_code == 2);
+  CHECK(run.output.find(expected) != std::string::npos);
+}
+
+TEST_CASE("the daemon refuses flags out of range, naming the flag and the value",
+          "[advisor][cli]") {
+  DaemonFlagRefused({"--host-timeout", "0s"}, "host-timeout \"0s\": must be above 0");
+  DaemonFlagRefused({"--runtime-timeout", "0ms"}, "runtime-timeout \"0ms\": must be above 0");
+  DaemonFlagRefused({"--stale-after", "3s", "--inventory-period", "5s"},
+                    "stale-after \"3s\": must be at least inventory-period \"5s\"");
+  DaemonFlagRefused({"--pool-max-grow", "2147483647"},
+                    "pool-max-grow 2147483647: must be from 1 to 8192 CPUs");
+  DaemonFlagRefused({"--min-reclaimed-cpus", "-1"}, "min-reclaimed-cpus -1");
+  DaemonFlagRefused({"--pool-reactive-factor", "1e9"},
+                    "pool-reactive-factor 1000000000: must be from 0 to 100");
+  DaemonFlagRefused({"--log-level", "loud"}, "log-level \"loud\"");
+  DaemonFlagRefused({"--log-format", "xml"}, "log-format \"xml\"");
+  DaemonFlagRefused({"--bucket", "600s", "--bucket-horizon", "3600s"},
+                    "bucket: invalid value 600 s (at most the raw_horizon, 300 s)");
+  const auto ok = testing::RunProcess({QRM_ADVISOR, "--check-config", "--stale-after", "5s"});
+  INFO(ok.output);
+  CHECK(ok.exit_code == 0);
 }
 
 }  // namespace

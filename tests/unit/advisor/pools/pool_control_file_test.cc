@@ -43,7 +43,11 @@ TEST_CASE("the pool control file as an operator or the plugin's --set-pools wrot
   testing::WriteFile(path, R"({"shared": 2.5})");
   r = ReadPoolControl(path);
   CHECK(r.status().code() == StatusCode::kDataLoss);
-  CHECK(r.status().message().find("shared") != std::string::npos);
+  CHECK(r.status().message().find("shared: invalid value 2.5") != std::string::npos);
+  testing::WriteFile(path, R"({"shared": 4, "reclaim": 2})");  // the plugin refuses it too
+  r = ReadPoolControl(path);
+  CHECK(r.status().code() == StatusCode::kDataLoss);
+  CHECK(r.status().message().find("unknown key \"reclaim\"") != std::string::npos);
   testing::WriteFile(path, "[1]");
   CHECK(ReadPoolControl(path).status().code() == StatusCode::kDataLoss);
 }
