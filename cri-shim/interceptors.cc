@@ -407,6 +407,20 @@ Answer Interceptors::UpdateContainerResources(InterceptedCall& call, PhaseClock&
   }
   auto container = index_.FindContainer(request.container_id());
   if (!container) return Forward(call, call.request(), clock);
+  if (request.has_linux()) {
+    // An in-place resize while qrm holds the container at a CPU throttle: the kubelet's new
+    // quota is what the container gets back when the throttle ends.
+    const Status noted = host_.throttles().NoteKubeletLimit(
+        container->key.pod_uid, container->key.name, request.linux().cpu_quota(),
+        request.linux().cpu_period());
+    if (!noted.ok()) {
+      Logger("cri-shim")
+          ->warn(
+              "pod={} container={}: cannot record the kubelet's new CPU limit for the "
+              "throttle's restore: {}",
+              container->key.pod_uid, container->key.name, noted.message());
+    }
+  }
   auto current = host_.admission().CurrentUpdate(container->key.pod_uid, container->key.name);
   if (!current.ok() || current->owned.empty()) return Forward(call, call.request(), clock);
   clock.Lap(Phase::kDecode);

@@ -1,5 +1,5 @@
-// qrmctl usage / qrmctl prediction: what qrm-advisor measured and predicts, read over its
-// socket (api/advisor_v1.proto).
+// qrmctl usage / prediction / guard: what qrm-advisor measured, predicts and guards, read over
+// its socket (api/advisor_v1.proto).
 #include <chrono>
 #include <cstdio>
 #include <iterator>
@@ -116,7 +116,61 @@ void PrintPrediction(const av::GetPredictionResponse& r) {
   if (!pool.last_error().empty()) std::printf("last write error: %s\n", pool.last_error().c_str());
 }
 
+// A metric's value in its unit: cores, or bytes as GiB.
+std::string MetricValue(const std::string& metric, double v) {
+  return metric.starts_with("memory") ? Bytes(v) : Cores(v);
+}
+
+void PrintEnsurances(const av::GetGuardResponse& r) {
+  std::vector<std::vector<std::string>> rows{
+      {"ENSURANCE", "METRIC", "USAGE", "WATERMARK", "RESTORE<", "GAP", "ABOVE", "BELOW", "STATE"}};
+  for (const av::GuardEnsurance& e : r.ensurances()) {
+    auto show = [&](double v) { return MetricValue(e.metric(), v); };
+    const std::string state = e.missing()   ? "no sample"
+                              : e.fired()   ? (e.preview() ? "fired (preview)" : "fired")
+                              : e.preview() ? "preview"
+                                            : "-";
+    rows.push_back({e.name(), e.metric(), e.missing() ? "-" : show(e.usage()), show(e.watermark()),
+                    show(e.restore_below()), show(e.gap()), std::to_string(e.above()),
+                    std::to_string(e.below()), state});
+  }
+  PrintTable(rows);
+}
+
+void PrintGuard(const av::GetGuardResponse& r) {
+  if (!r.enabled()) {
+    std::puts("guard: off (qrm-advisor runs without --guard-policy)");
+    return;
+  }
+  std::printf("policy %s, eviction mode %s, last round %s\n", r.policy_file().c_str(),
+              r.eviction_mode().c_str(), Time(r.last_round_unix()).c_str());
+  if (!r.policy_error().empty()) std::printf("reload refused: %s\n", r.policy_error().c_str());
+  PrintEnsurances(r);
+  if (r.throttled_size() > 0) {
+    std::vector<std::vector<std::string>> rows{{"THROTTLED POD", "QUOTA", "CEILING", "USAGE"}};
+    for (const av::GuardThrottledPod& p : r.throttled()) {
+      rows.push_back(
+          {p.pod(), Cores(p.quota_cores()), Cores(p.ceiling_cores()), Cores(p.usage_cores())});
+    }
+    PrintTable(rows);
+  }
+  for (const av::GuardAction& a : r.recent()) {
+    std::printf("%s  %-14s %s  %s\n", Time(a.time_unix()).c_str(), a.action().c_str(),
+                a.pod().c_str(), a.detail().c_str());
+  }
+}
+
 }  // namespace
+
+int CmdGuard(const GlobalOptions& g) {
+  av::GetGuardResponse r;
+  grpc::ClientContext ctx;
+  SetDeadline(ctx);
+  if (grpc::Status s = Stub(g)->GetGuard(&ctx, {}, &r); !s.ok()) return Fail(Explain(g, s));
+  if (g.output == "json") return PrintJson(r);
+  PrintGuard(r);
+  return 0;
+}
 
 int CmdUsage(const GlobalOptions& g, int64_t window_seconds, const std::string& pod) {
   av::GetUsageRequest req;

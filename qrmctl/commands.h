@@ -26,5 +26,7 @@ int CmdCheckpoint(const GlobalOptions& g, const std::string& action, const std::
 // qrm-advisor's measurements (window 0: the latest sample) and predictions.
 int CmdUsage(const GlobalOptions& g, int64_t window_seconds, const std::string& pod);
 int CmdPrediction(const GlobalOptions& g);
+// The watermark guard: ensurances, throttled pods, recent actions (qrm-advisor).
+int CmdGuard(const GlobalOptions& g);
 
 }  // namespace qrm::ctl

@@ -36,7 +36,8 @@ constexpr const char* kUsage =
     "  checkpoint verify FILE        check a host or plugin checkpoint file (offline)\n"
     "  checkpoint show FILE          print a checkpoint's data (offline)\n"
     "  usage [--window D] [POD]      measured usage: latest sample, or avg/p95/max over D\n"
-    "  prediction                    predicted peaks per node, class and pod; pool sizes\n";
+    "  prediction                    predicted peaks per node, class and pod; pool sizes\n"
+    "  guard                         watermark guard: ensurances, throttled pods, actions\n";
 
 int Usage(const po::options_description& desc, const std::string& error) {
   if (!error.empty()) std::fprintf(stderr, "qrmctl: %s\n", error.c_str());
@@ -121,6 +122,7 @@ int main(int argc, char** argv) {
     return qrm::ctl::CmdUsage(g, w->count() / 1000, args.size() == 2 ? args[1] : "");
   }
   if (cmd == "prediction" && args.size() == 1) return qrm::ctl::CmdPrediction(g);
+  if (cmd == "guard" && args.size() == 1) return qrm::ctl::CmdGuard(g);
   if (cmd == "checkpoint" && args.size() == 3 && (args[1] == "verify" || args[1] == "show")) {
     return qrm::ctl::CmdCheckpoint(g, args[1], args[2]);
   }

@@ -5,6 +5,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include "advisor/agent/guard_answer.h"
 #include "api/advisor_v1.grpc.pb.h"
 
 namespace qrm::advisor {
@@ -186,8 +187,8 @@ v1::GetPredictionResponse BuildPrediction(const Agent& agent, int64_t now,
 
 class AdvisorServer::Service final : public v1::Advisor::Service {
  public:
-  Service(const Agent& agent, std::string control_file)
-      : agent_(agent), control_file_(std::move(control_file)) {}
+  Service(const Agent& agent, std::string control_file, const GuardRunner* guard)
+      : agent_(agent), control_file_(std::move(control_file)), guard_(guard) {}
 
   grpc::Status GetUsage(grpc::ServerContext*, const v1::GetUsageRequest* request,
                         v1::GetUsageResponse* response) override {
@@ -206,15 +207,22 @@ class AdvisorServer::Service final : public v1::Advisor::Service {
     return grpc::Status::OK;
   }
 
+  grpc::Status GetGuard(grpc::ServerContext*, const v1::GetGuardRequest*,
+                        v1::GetGuardResponse* response) override {
+    *response = BuildGuard(guard_);
+    return grpc::Status::OK;
+  }
+
  private:
   const Agent& agent_;
   const std::string control_file_;
+  const GuardRunner* guard_;
 };
 
 AdvisorServer::AdvisorServer(AdvisorServerOptions options, const Agent& agent,
-                             std::string control_file)
+                             std::string control_file, const GuardRunner* guard)
     : options_(std::move(options)),
-      service_(std::make_unique<Service>(agent, std::move(control_file))) {}
+      service_(std::make_unique<Service>(agent, std::move(control_file), guard)) {}
 
 AdvisorServer::~AdvisorServer() {
   Stop();

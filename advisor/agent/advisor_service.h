@@ -6,6 +6,7 @@
 #include <string>
 
 #include "advisor/agent/agent.h"
+#include "advisor/agent/guard_runner.h"
 #include "api/advisor_v1.pb.h"
 #include "common/grpc/peer_checked_listener.h"
 #include "common/status.h"
@@ -31,7 +32,9 @@ v1::GetPredictionResponse BuildPrediction(const Agent& agent, int64_t now,
 
 class AdvisorServer {
  public:
-  AdvisorServer(AdvisorServerOptions options, const Agent& agent, std::string control_file);
+  // `guard` may be null (no --guard-policy); it must outlive the server.
+  AdvisorServer(AdvisorServerOptions options, const Agent& agent, std::string control_file,
+                const GuardRunner* guard = nullptr);
   ~AdvisorServer();
   Status Start();
   void Stop();  // idempotent

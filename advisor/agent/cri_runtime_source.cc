@@ -19,6 +19,10 @@ StatusOr<std::vector<TrackedContainer>> CriRuntimeSource::ListContainers() {
     c.container_id = std::move(e.container_id);
     c.cgroup_path = std::move(e.cgroup_path);
     c.cpu_request = e.cpu_request_cores;
+    c.cpu_limit = e.cpu_limit_cores;
+    c.cpu_quota_us = e.cpu_quota_us;
+    c.cpu_period_us = e.cpu_period_us;
+    c.created_unix = e.created_unix;
     out.push_back(std::move(c));
   }
   return out;

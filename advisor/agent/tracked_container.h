@@ -21,6 +21,10 @@ struct TrackedContainer {
   std::string qos_level;
   PriorityClass priority = PriorityClass::kProd;
   double cpu_request = 0;  // cores, from the runtime's cpu shares (0: none)
+  double cpu_limit = 0;    // cores, quota / period (0: none)
+  // As the runtime first described the container: what a CPU throttle gives back (0: absent).
+  int64_t cpu_quota_us = 0, cpu_period_us = 0;
+  int64_t created_unix = 0;  // its pod's start (Unix seconds; 0: unknown)
   bool dedicated() const { return qos_level == "dedicated_cores"; }
   bool reclaimed() const { return qos_level == "reclaimed_cores"; }
   bool shared() const { return qos_level == "shared_cores"; }

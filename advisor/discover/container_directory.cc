@@ -64,6 +64,10 @@ ContainerEntry Identify(const cri::Container& container, const cri::PodSandbox* 
   e.pod_namespace = LabelOr(labels, kPodNamespaceLabel, e.pod_namespace);
   e.container_name = LabelOr(labels, kContainerNameLabel, container.metadata().name());
   e.container_id = container.id();
+  // The pod's start when the sandbox is known (the guard's runningTime order), else the
+  // container's own.
+  const int64_t created_ns = pod != nullptr ? pod->created_at() : container.created_at();
+  e.created_unix = created_ns / 1000000000;
   return e;
 }
 
@@ -198,6 +202,8 @@ StatusOr<bool> ContainerDirectory::Describe(ContainerEntry& entry, bool& status_
   entry.cgroup_path = known->second.cgroup_path;
   entry.cpu_request_cores = CpuRequestCores(info.cpu_shares);
   entry.cpu_limit_cores = CpuLimitCores(info.cpu_quota, info.cpu_period);
+  entry.cpu_quota_us = info.cpu_quota;
+  entry.cpu_period_us = static_cast<int64_t>(info.cpu_period);
   entry.memory_limit_bytes = std::max<int64_t>(info.memory_limit, 0);
   entry.pid = info.pid;
   return true;

@@ -42,9 +42,14 @@ struct ContainerEntry {
   std::string pod_namespace;
   std::string container_name;
   std::string container_id;
-  std::string cgroup_path;         // below a hierarchy's root: "/kubepods/burstable/pod<uid>/<id>"
-  double cpu_request_cores = 0;    // from cpu shares, as the kubelet reads them back; 0: none
-  double cpu_limit_cores = 0;      // quota / period; 0: no limit
+  std::string cgroup_path;       // below a hierarchy's root: "/kubepods/burstable/pod<uid>/<id>"
+  double cpu_request_cores = 0;  // from cpu shares, as the kubelet reads them back; 0: none
+  double cpu_limit_cores = 0;    // quota / period; 0: no limit
+  // The quota and period as the runtime first described the container (kept while it runs:
+  // what a CPU throttle restores); 0 when absent.
+  int64_t cpu_quota_us = 0;
+  int64_t cpu_period_us = 0;
+  int64_t created_unix = 0;  // the pod sandbox's creation (else the container's), Unix seconds
   int64_t memory_limit_bytes = 0;  // 0: no limit
   int64_t pid = 0;                 // the container's init process on the host
 };

@@ -13,7 +13,7 @@ std::optional<double> PodMemory(const GuardCandidate& c) {
 
 std::vector<GuardMetric> Registry() {
   GuardMetric cpu;
-  cpu.name = "cpu_total_usage";
+  cpu.name = kCpuTotalUsage;
   cpu.action_priority = 5;
   cpu.sortable = true;
   cpu.throttleable = cpu.throttle_quantified = true;  // released = usage - new quota
@@ -22,7 +22,7 @@ std::vector<GuardMetric> Registry() {
   cpu.pod_usage = PodCpu;
 
   GuardMetric memory;
-  memory.name = "memory_total_usage";
+  memory.name = kMemoryTotalUsage;
   // Memory pressure ends in the OOM killer: it is acted on first when both are breached.
   memory.action_priority = 7;
   memory.sortable = true;

@@ -18,6 +18,10 @@
 
 namespace qrm::advisor::guard {
 
+// The registered metrics' names, for the callers that sample them.
+inline constexpr std::string_view kCpuTotalUsage = "cpu_total_usage";
+inline constexpr std::string_view kMemoryTotalUsage = "memory_total_usage";
+
 struct GuardMetric {
   std::string_view name;
   int action_priority = 0;  // 0 lowest .. 10 highest: acted on alone when others cannot be

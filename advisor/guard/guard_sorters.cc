@@ -59,6 +59,11 @@ void PodOrder::Sort(std::vector<GuardCandidate>& pods) const {
             [this](const GuardCandidate& a, const GuardCandidate& b) { return Before(a, b); });
 }
 
+void PodOrder::Sort(std::vector<const GuardCandidate*>& pods) const {
+  std::sort(pods.begin(), pods.end(),
+            [this](const GuardCandidate* a, const GuardCandidate* b) { return Before(*a, *b); });
+}
+
 PodOrder GeneralOrder() {
   return PodOrder{{ClassAndPriority, RunningTime}};
 }

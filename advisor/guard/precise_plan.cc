@@ -45,9 +45,19 @@ double QuotaFloor(const GuardCandidate& pod, const ThrottleOptions& options) {
 QuotaPlan PlanThrottleDown(const std::vector<GuardCandidate>& sorted, double gap,
                            const ThrottleOptions& options, ThrottledPods& throttled,
                            uint64_t& sequence) {
+  std::vector<const GuardCandidate*> view;
+  view.reserve(sorted.size());
+  for (const GuardCandidate& pod : sorted) view.push_back(&pod);
+  return PlanThrottleDown(view, gap, options, throttled, sequence);
+}
+
+QuotaPlan PlanThrottleDown(const std::vector<const GuardCandidate*>& sorted, double gap,
+                           const ThrottleOptions& options, ThrottledPods& throttled,
+                           uint64_t& sequence) {
   QuotaPlan plan;
   plan.remaining = gap;
-  for (const GuardCandidate& pod : sorted) {
+  for (const GuardCandidate* each : sorted) {
+    const GuardCandidate& pod = *each;
     if (plan.remaining <= kNegligible) break;
     if (!pod.cpu_usage) continue;  // its release cannot be counted
     const double usage = *pod.cpu_usage;

@@ -63,6 +63,10 @@ struct QuotaPlan {
 QuotaPlan PlanThrottleDown(const std::vector<GuardCandidate>& sorted, double gap,
                            const ThrottleOptions& options, ThrottledPods& throttled,
                            uint64_t& sequence);
+// The same over pointers to the pods (a round's sorted view, no copies).
+QuotaPlan PlanThrottleDown(const std::vector<const GuardCandidate*>& sorted, double gap,
+                           const ThrottleOptions& options, ThrottledPods& throttled,
+                           uint64_t& sequence);
 
 // Restore: once the node has room below the watermark minus margin, raises the throttled
 // pods' quotas by one step each, newest throttled first, while the usage a raise may let back

@@ -18,6 +18,7 @@ DaemonFlags::DaemonFlags() {
   AddSourceFlags();
   AddSamplingFlags();
   AddPoolFlags();
+  AddGuardFlags();
 }
 
 void DaemonFlags::AddSourceFlags() {
@@ -108,6 +109,20 @@ void DaemonFlags::AddPoolFlags() {
       "cores added to the need");
 }
 
+void DaemonFlags::AddGuardFlags() {
+  DaemonConfig& v = values_;
+  auto add = desc_.add_options();
+  add("guard-policy", po::value(&v.guard.policy_file)->default_value(v.guard.policy_file),
+      "the watermark guard's policy file (docs/guard.md; \"\": no guard); reloaded on change");
+  add("guard-lease", po::value(&guard_lease_)->default_value(guard_lease_),
+      "lease of each throttle at qrm-host, renewed at half: a guard that stops is undone "
+      "after this");
+  add("guard-stale-after", po::value(&guard_stale_after_)->default_value(guard_stale_after_),
+      "a node sample older than this is missing: its ensurances do not act");
+  add("kubeconfig", po::value(&v.kubeconfig)->default_value(v.kubeconfig),
+      "for eviction mode api (\"\": the in-cluster service account)");
+}
+
 namespace {
 
 // A duration flag in whole seconds (>= 1 unless `allow_zero`); errors name the key.
@@ -194,6 +209,23 @@ Status DaemonFlags::FinishDurations(DaemonConfig& c) const {
   return Status::Ok();
 }
 
+Status DaemonFlags::FinishGuard(DaemonConfig& c) const {
+  QRM_RETURN_IF_ERROR(Seconds(guard_lease_, "guard-lease", c.guard.lease_s));
+  constexpr int64_t kMaxLease = 7 * 24 * 3600;  // what qrm-host accepts
+  if (c.guard.lease_s < 2 || c.guard.lease_s > kMaxLease) {
+    return InvalidArgumentError(fmt::format(
+        "guard-lease \"{}\": must be from 2s (renewed at half) to 7 days", guard_lease_));
+  }
+  QRM_RETURN_IF_ERROR(
+      Seconds(guard_stale_after_, "guard-stale-after", c.guard.timings.stale_after_s));
+  if (c.guard.timings.stale_after_s < c.agent.store.ring.interval_s) {
+    return InvalidArgumentError(
+        fmt::format("guard-stale-after \"{}\": must be at least interval \"{}\"",
+                    guard_stale_after_, interval_));
+  }
+  return Status::Ok();
+}
+
 Status DaemonFlags::FinishPools(DaemonConfig& c) const {
   advisor::PoolControlOptions& p = c.agent.pools;
   QRM_RETURN_IF_ERROR(Seconds(pool_period_, "pool-period", p.period_s));
@@ -217,6 +249,7 @@ StatusOr<DaemonConfig> DaemonFlags::Finish() const {
   }
   QRM_RETURN_IF_ERROR(FinishDurations(c));
   QRM_RETURN_IF_ERROR(FinishPools(c));
+  QRM_RETURN_IF_ERROR(FinishGuard(c));
   auto uids = ParseUidList(allowed_uids_, "socket-allowed-uids");
   if (!uids.ok()) return uids.status();
   c.server.allow.uids = *uids;

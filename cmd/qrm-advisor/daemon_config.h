@@ -9,6 +9,7 @@
 
 #include "advisor/agent/advisor_service.h"
 #include "advisor/agent/agent.h"
+#include "advisor/agent/guard_runner.h"
 #include "advisor/agent/predictors.h"
 #include "advisor/discover/container_directory.h"
 #include "common/status.h"
@@ -28,6 +29,8 @@ struct DaemonConfig {
   std::string metrics_address = "127.0.0.1:9468";
   std::string log_level = "info";
   std::string log_format = "text";
+  advisor::GuardRunnerOptions guard;  // policy_file "": no guard
+  std::string kubeconfig;             // eviction mode api: "" is the in-cluster config
 };
 
 class DaemonFlags {
@@ -40,6 +43,8 @@ class DaemonFlags {
   void AddSourceFlags();
   void AddSamplingFlags();
   void AddPoolFlags();
+  void AddGuardFlags();
+  Status FinishGuard(DaemonConfig& c) const;
   Status FinishDurations(DaemonConfig& c) const;
   Status FinishPools(DaemonConfig& c) const;
 
@@ -52,6 +57,7 @@ class DaemonFlags {
   std::string allowed_uids_ = "0";
   std::string sysfs_root_ = "/sys";
   std::string netns_dir_ = "/var/run/netns";
+  std::string guard_lease_ = "60s", guard_stale_after_ = "5s";
 };
 
 }  // namespace qrm::advisor_cmd

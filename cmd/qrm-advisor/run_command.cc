@@ -12,16 +12,22 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <signal.h>
 
 #include "advisor/agent/advisor_service.h"
 #include "advisor/agent/agent.h"
 #include "advisor/agent/agent_clock.h"
 #include "advisor/agent/agent_metrics.h"
+#include "advisor/agent/cri_evictor.h"
 #include "advisor/agent/cri_runtime_source.h"
+#include "advisor/agent/guard_runner.h"
+#include "advisor/agent/host_throttles.h"
+#include "advisor/agent/kube_evictor.h"
 #include "advisor/sample/cgroup_usage.h"
 #include "advisor/sample/node_usage.h"
 #include "advisor/state/model_checkpointer.h"
+#include "cluster/kube/kube_config.h"
 #include "cmd/qrm-advisor/commands.h"
 #include "cmd/qrm-advisor/daemon_config.h"
 #include "common/config/config.h"
@@ -94,6 +100,45 @@ void AddCheckpointMetrics(const Checkpoints& c, const advisor::Agent& agent) {
   });
 }
 
+// The evictor of mode "api": the Kubernetes client from --kubeconfig, $KUBECONFIG, the pod's
+// service account or ~/.kube/config; why not, when none applies.
+StatusOr<std::unique_ptr<advisor::guard::Evictor>> ApiEvictor(const DaemonConfig& config) {
+  QRM_ASSIGN_OR_RETURN(kube::ClusterConfig cluster, kube::LoadClusterConfig(config.kubeconfig));
+  QRM_ASSIGN_OR_RETURN(kube::KubeClient client, kube::KubeClient::Create(std::move(cluster)));
+  return std::unique_ptr<advisor::guard::Evictor>(
+      std::make_unique<advisor::KubeEvictor>(std::move(client)));
+}
+
+// The guard with an evictor for every mode this node can serve: "cri" always (the runtime is
+// configured), "api" when a cluster configuration is found. A policy whose mode has no evictor
+// is refused at start (a reload to it later is logged and walked as previews).
+StatusOr<std::unique_ptr<advisor::GuardRunner>> MakeGuard(const DaemonConfig& config) {
+  advisor::Evictors evictors;
+  // A stop waits for the containers to exit (the runtime's own grace period): the loop waits
+  // at most this long per pod.
+  evictors[advisor::guard::EvictMode::kCri] =
+      std::make_unique<advisor::CriEvictor>(config.runtime_endpoint, std::chrono::seconds(30));
+  auto api = ApiEvictor(config);
+  if (api.ok()) {
+    evictors[advisor::guard::EvictMode::kApi] = std::move(*api);
+  } else {
+    Logger("guard")->info("eviction mode api unavailable: {}", api.status().message());
+  }
+  const bool has_api = evictors.contains(advisor::guard::EvictMode::kApi);
+  auto guard = std::make_unique<advisor::GuardRunner>(
+      config.guard,
+      std::make_unique<advisor::HostThrottles>(config.admin_socket, config.host_timeout),
+      std::move(evictors));
+  QRM_RETURN_IF_ERROR(guard->Start());
+  if (guard->policy().eviction.mode == advisor::guard::EvictMode::kApi && !has_api) {
+    return FailedPreconditionError(fmt::format(
+        "guard policy {}: eviction mode api needs a cluster configuration (--kubeconfig, "
+        "$KUBECONFIG, the service account or ~/.kube/config): {}",
+        config.guard.policy_file, api.status().message()));
+  }
+  return guard;
+}
+
 bool Ready(const advisor::Agent& agent, advisor::AgentClock& clock) {
   const int64_t now = clock.Now();
   return agent.Read([now](const advisor::AgentState& s, auto&&...) {
@@ -102,13 +147,14 @@ bool Ready(const advisor::Agent& agent, advisor::AgentClock& clock) {
 }
 
 // Ticks until SIGTERM/SIGINT (blocked in every thread, taken here with sigtimedwait).
-void Loop(advisor::Agent& agent, advisor::AgentClock& clock, Checkpoints& checkpoints,
-          const DaemonConfig& config, const sigset_t& stop) {
+void Loop(advisor::Agent& agent, advisor::GuardRunner* guard, advisor::AgentClock& clock,
+          Checkpoints& checkpoints, const DaemonConfig& config, const sigset_t& stop) {
   const auto interval = std::chrono::seconds(config.agent.store.ring.interval_s);
   auto next = Clock::now();
   for (;;) {
     const int64_t now = clock.Now();
     agent.Tick(now, Clock::now().time_since_epoch().count());
+    if (guard != nullptr) guard->Round(agent, now);  // right after the sample it acts on
     agent.WithModels([&](advisor::Predictors&) { checkpoints.MaybeSave(now); });
     // A checkpoint builds each model's whole document (MiBs at 1,000 pods) and a step
     // reshapes per-pod buffers: hand the freed pages back once a minute (bench P10_rss).
@@ -141,7 +187,16 @@ int Serve(const DaemonConfig& config, const sigset_t& stop) {
       agent_options, std::move(*predictors),
       std::make_unique<HostAdminSource>(config.admin_socket, config.host_timeout),
       std::make_unique<advisor::CriRuntimeSource>(config.runtime_endpoint, config.discover));
-  advisor::AdvisorServer server(config.server, agent, config.agent.pools.control_file);
+  std::unique_ptr<advisor::GuardRunner> guard;
+  if (!config.guard.policy_file.empty()) {
+    auto made = MakeGuard(config);
+    if (!made.ok()) {
+      std::fprintf(stderr, "qrm-advisor: %s\n", made.status().message().c_str());
+      return 2;
+    }
+    guard = std::move(*made);
+  }
+  advisor::AdvisorServer server(config.server, agent, config.agent.pools.control_file, guard.get());
   if (Status s = server.Start(); !s.ok()) {
     Logger("advisor")->error("cannot serve {}: {}", config.server.socket, s.ToString());
     return 1;
@@ -160,7 +215,7 @@ int Serve(const DaemonConfig& config, const sigset_t& stop) {
   Logger("advisor")->info("sampling every {}s (cgroup root {}, runtime {}, qrm-host {})",
                           config.agent.store.ring.interval_s, config.agent.sampler.cgroup_root,
                           config.runtime_endpoint, config.admin_socket);
-  Loop(agent, clock, checkpoints, config, stop);
+  Loop(agent, guard.get(), clock, checkpoints, config, stop);
   agent.WithModels([&](advisor::Predictors&) { checkpoints.Save(clock.Now()); });
   if (http) http->Stop();
   server.Stop();

@@ -3,7 +3,9 @@
 #include <grpcpp/grpcpp.h>
 
 #include "api/admin_v1.grpc.pb.h"
+#include "common/grpc_status.h"
 #include "common/log.h"
+#include "qrm/admin/throttle_calls.h"
 #include "qrm/admission/qos.h"
 #include "qrm/apply/container_update.h"
 #include "qrm/registry/socket_access.h"
@@ -98,6 +100,26 @@ class AdminServer::Service final : public adm::Admin::Service {
     for (auto& [resource, a] : host_.AggregateAllocatable()) {
       (*response->mutable_resources())[resource] = std::move(a);
     }
+    return grpc::Status::OK;
+  }
+
+  grpc::Status SetCpuThrottle(grpc::ServerContext*, const adm::SetCpuThrottleRequest* request,
+                              adm::CpuThrottle* response) override {
+    auto answer = host::SetCpuThrottle(host_, *request);
+    if (answer.ok()) *response = std::move(*answer);
+    return ToGrpcStatus(answer.status());
+  }
+
+  grpc::Status ClearCpuThrottle(grpc::ServerContext*, const adm::ClearCpuThrottleRequest* request,
+                                adm::ClearCpuThrottleResponse* response) override {
+    auto answer = host::ClearCpuThrottle(host_, *request);
+    if (answer.ok()) *response = std::move(*answer);
+    return ToGrpcStatus(answer.status());
+  }
+
+  grpc::Status ListCpuThrottles(grpc::ServerContext*, const adm::ListCpuThrottlesRequest*,
+                                adm::ListCpuThrottlesResponse* response) override {
+    *response = host::ListCpuThrottles(host_);
     return grpc::Status::OK;
   }
 

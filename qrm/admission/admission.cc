@@ -131,13 +131,14 @@ pb::ResourceRequest ToResourceRequest(const ContainerRequest& r) {
 }
 
 Admission::Admission(AdmissionOptions options, topology::NumaInfo numa, PluginRegistry& registry,
-                     StateStore& state, boost::asio::thread_pool& workers)
+                     StateStore& state, boost::asio::thread_pool& workers, ThrottleStore* throttles)
     : options_(std::move(options)),
       numa_(std::move(numa)),
       registry_(registry),
       state_(state),
       workers_(workers),
-      confinement_(options_.online_cpus, options_.roles) {}
+      confinement_(options_.online_cpus, options_.roles),
+      throttles_(throttles) {}
 
 std::map<std::string, double> Admission::MapAliases(
     const std::map<std::string, double>& quantities) const {
@@ -332,6 +333,7 @@ Status Admission::CompleteAndPersist(const ContainerRequest& request, AdmissionR
                                            result.allocation, state_.Snapshot(), &result.update));
     CountSkipped(result.skipped_resources, ResolveQos(request));
   }
+  if (throttles_) throttles_->Overlay(request.pod_uid, request.container_name, &result.update);
   return state_.PutContainer(request.pod_uid, request.pod_name, request.pod_namespace,
                              request.container_name, result.allocation);
 }
@@ -345,6 +347,7 @@ StatusOr<AdmissionResult> Admission::Admit(const ContainerRequest& request) {
     QRM_ASSIGN_OR_RETURN(auto update, BuildContainerUpdate(stored->resources));
     QRM_RETURN_IF_ERROR(confinement_.Apply(request.pod_uid, request.container_name, *stored,
                                            state_.Snapshot(), &update));
+    if (throttles_) throttles_->Overlay(request.pod_uid, request.container_name, &update);
     log->info("{}: already admitted, returning the checkpointed result", Ref(request));
     return AdmissionResult{*stored, std::move(update), true, {}};
   }
@@ -481,6 +484,7 @@ StatusOr<ContainerUpdate> Admission::CurrentUpdate(const std::string& pod_uid,
   auto update = BuildContainerUpdate(stored->resources);
   if (!update.ok()) return update;
   QRM_RETURN_IF_ERROR(confinement_.Apply(pod_uid, container, *stored, state_.Snapshot(), &*update));
+  if (throttles_) throttles_->Overlay(pod_uid, container, &*update);
   return update;
 }
 

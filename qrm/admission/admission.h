@@ -46,6 +46,7 @@
 #include "qrm/apply/container_update.h"
 #include "qrm/registry/plugin_registry.h"
 #include "qrm/state/state_store.h"
+#include "qrm/throttle/throttle_store.h"
 #include "qrm/topology/merge.h"
 
 namespace qrm::host {
@@ -84,8 +85,11 @@ struct AdmissionResult {
 
 class Admission {
  public:
+  // `throttles` (may be null: none) are the CPU quotas the host holds containers at; they
+  // join every container's owned fields (throttle_store.h).
   Admission(AdmissionOptions options, topology::NumaInfo numa, PluginRegistry& registry,
-            StateStore& state, boost::asio::thread_pool& workers);
+            StateStore& state, boost::asio::thread_pool& workers,
+            ThrottleStore* throttles = nullptr);
 
   StatusOr<AdmissionResult> Admit(const ContainerRequest& request);
 
@@ -104,7 +108,8 @@ class Admission {
   // plugin is touched; plugin failures are logged, as in a failed admission.
   Status ReleaseContainer(const std::string& pod_uid, const std::string& container);
 
-  // The owned fields a checkpointed container should have now.
+  // The owned fields a checkpointed container should have now: its plugins' allocations,
+  // confinement and its CPU throttle.
   StatusOr<ContainerUpdate> CurrentUpdate(const std::string& pod_uid,
                                           const std::string& container) const;
 
@@ -118,6 +123,7 @@ class Admission {
   SkippedStatus& skipped_status() { return skipped_; }
   const SkippedStatus& skipped_status() const { return skipped_; }
   PodLocks& pod_locks() { return locks_; }
+  ThrottleStore* throttles() const { return throttles_; }
 
  private:
   struct Target;  // one plugin consulted for one resource
@@ -158,6 +164,7 @@ class Admission {
   PodLocks locks_;
   mutable Confinement confinement_;
   SkippedStatus skipped_;
+  ThrottleStore* const throttles_;
 };
 
 // Builds the ResourceRequest sent to plugins (resource_name and hint unset).

@@ -37,6 +37,12 @@ Status Host::Start(RuntimeApplier& applier, RuntimeView* view) {
         "those pods from the plugins and the runtime: {}",
         state_->recovery_message());
   }
+  throttles_ = std::make_unique<ThrottleStore>(options_.state_dir + "/cpu-throttles.json");
+  if (Status s = throttles_->Load(); !s.ok()) {
+    // Starting without them beats refusing every container; the throttled containers keep
+    // their quota until the guard, which still holds them, sets them again.
+    log->error("CPU throttles: {}; starting without any", s.message());
+  }
   // Containers admitted without their CPU plugin are confined to the online CPUs no
   // exclusive allocation holds (qrm/admission/confinement.h): it needs the online CPUs.
   AdmissionOptions admission_options = options_.admission;
@@ -53,8 +59,8 @@ Status Host::Start(RuntimeApplier& applier, RuntimeView* view) {
   }
   workers_ = std::make_unique<boost::asio::thread_pool>(options_.worker_threads);
   registry_ = std::make_unique<PluginRegistry>(options_.registry, io_, *workers_);
-  admission_ =
-      std::make_unique<Admission>(admission_options, *numa, *registry_, *state_, *workers_);
+  admission_ = std::make_unique<Admission>(admission_options, *numa, *registry_, *state_, *workers_,
+                                           throttles_.get());
   reconciler_ = std::make_unique<Reconciler>(*registry_, *state_, *admission_, applier, view,
                                              *workers_, options_.admission.rpc_timeout);
   // A plugin that (re)registers gets back what it lost before admission reaches it.

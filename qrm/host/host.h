@@ -22,6 +22,7 @@
 #include "qrm/reconcile/reconciler.h"
 #include "qrm/registry/plugin_registry.h"
 #include "qrm/state/state_store.h"
+#include "qrm/throttle/throttle_store.h"
 
 namespace qrm::host {
 
@@ -58,6 +59,8 @@ class Host {
   PluginRegistry& registry() { return *registry_; }
   StateStore& state() { return *state_; }
   Reconciler& reconciler() { return *reconciler_; }
+  // The CPU throttles the host holds containers at (<state_dir>/cpu-throttles.json).
+  ThrottleStore& throttles() { return *throttles_; }
 
   // GetTopologyAwareAllocatableResources from every plugin whose capacity
   // counts, in parallel; a failing plugin is left out (and logged), never
@@ -71,6 +74,7 @@ class Host {
   std::thread io_thread_;
   std::unique_ptr<boost::asio::thread_pool> workers_;
   std::unique_ptr<StateStore> state_;
+  std::unique_ptr<ThrottleStore> throttles_;
   std::unique_ptr<PluginRegistry> registry_;
   std::unique_ptr<Admission> admission_;
   std::unique_ptr<Reconciler> reconciler_;

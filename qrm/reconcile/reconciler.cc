@@ -15,7 +15,8 @@ Reconciler::Reconciler(PluginRegistry& registry, StateStore& state, Admission& a
       applier_(applier),
       view_(view),
       workers_(workers),
-      rpc_timeout_(rpc_timeout) {}
+      rpc_timeout_(rpc_timeout),
+      throttle_pusher_(admission, applier) {}
 
 std::vector<Reconciler::Polled> Reconciler::PollPlugins(ReconcileStats& stats) {
   auto log = Logger("reconcile");
@@ -159,6 +160,8 @@ StatusOr<ReconcileStats> Reconciler::RunOnce() {
     queued_apply_.clear();
   }
   const PodResources before = state_.Snapshot();
+  // First, and independent of the plugins: a lease expires on time even when a plugin is slow.
+  stats.throttles = throttle_pusher_.Tick(before);
   const std::vector<Polled> polled = PollPlugins(stats);
   std::vector<StateStore::ResourceChange> changes;
   Touched touched;

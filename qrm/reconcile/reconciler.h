@@ -80,6 +80,7 @@
 #include "qrm/reconcile/rebuild.h"
 #include "qrm/reconcile/release_claims.h"
 #include "qrm/reconcile/runtime.h"
+#include "qrm/reconcile/throttle_pusher.h"
 
 namespace qrm::host {
 
@@ -96,6 +97,7 @@ struct ReconcileStats {
   int late_adopted = 0;         // allocations of skipped resources a plugin made late, adopted
   int unadmitted_released = 0;  // containers of live pods released on the plugins holding them
   int releases_deferred = 0;    // pods left to their in-flight StopPodSandbox/RemovePodSandbox
+  ThrottleTickStats throttles;  // CPU throttles pushed, expired, forgotten (throttle_pusher.h)
 };
 
 class Reconciler {
@@ -120,6 +122,8 @@ class Reconciler {
 
   // Pods whose release a runtime call in flight owns (the CRI shim's stop and remove).
   ReleaseClaims& release_claims() { return claims_; }
+  // Pushes the host's CPU throttles (the admin API pushes a changed one at once).
+  ThrottlePusher& throttle_pusher() { return throttle_pusher_; }
 
   // Per-container entries the reconciler keeps between ticks (replays to retry, applies
   // pending, skipped resources answered empty). Bounded by the containers the runtime still
@@ -196,6 +200,7 @@ class Reconciler {
   RuntimeView* view_;
   boost::asio::thread_pool& workers_;
   const std::chrono::milliseconds rpc_timeout_;
+  ThrottlePusher throttle_pusher_;
 
   Mutex mu_;  // one tick at a time; guards what ticks keep between them
   ReleaseClaims claims_;

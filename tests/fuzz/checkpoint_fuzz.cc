@@ -1,6 +1,7 @@
-// Fuzzes the checkpoint loader (checkpoint/checkpoint_file.h, checkpoint::Parse) and the two
+// Fuzzes the checkpoint loader (checkpoint/checkpoint_file.h, checkpoint::Parse) and the
 // decoders of checkpoint data that sit behind it: the host's pod files
-// (qrm/state/state_codec.h, DecodePod) and the CPU plugin's state (DecodeState).
+// (qrm/state/state_codec.h, DecodePod), its CPU throttles (qrm/throttle/throttle_codec.h,
+// DecodeThrottles) and the CPU plugin's state (DecodeState).
 //
 // A mutated file almost never keeps a valid checksum, so besides the raw bytes the target
 // re-seals the input's data: the input's "data" member (or the input itself, when it is an
@@ -9,7 +10,8 @@
 //  * Parse errors are kDataLoss (corrupt) or kFailedPrecondition (version), nothing else;
 //  * an accepted file, re-encoded the way Write encodes it, parses to the same canonical data;
 //  * data that has a canonical form is always accepted once sealed (no false corruption);
-//  * a decoded pod or CPU state, encoded and decoded again, is the same value;
+//  * a decoded pod, throttle list or CPU state, encoded and decoded again, is the same value,
+//    and every decoded throttle meets the bounds a request must meet;
 //  * the data as a host journal record (ApplyPodRecord) applies or is kDataLoss, and a pod's
 //    own put and remove_pod records apply to it.
 #include <cstddef>
@@ -31,6 +33,7 @@
 #include "plugins/cpu/cpu_layout.h"
 #include "plugins/cpu/state_checkpoint.h"
 #include "qrm/state/state_codec.h"
+#include "qrm/throttle/throttle_codec.h"
 #include "testing/machine/fake_machine.h"
 
 namespace {
@@ -128,6 +131,24 @@ void FuzzPodRecord(const rapidjson::Value& data) {
   Check(pods.size() <= 1, "one record changed more than one pod");
 }
 
+void FuzzThrottles(const rapidjson::Value& data) {
+  auto throttles = qrm::host::DecodeThrottles(data);
+  if (!throttles.ok()) {
+    Check(ckpt::IsCorrupt(throttles.status()), "DecodeThrottles error code",
+          throttles.status().ToString());
+    return;
+  }
+  for (const qrm::host::CpuThrottle& t : *throttles) {
+    Check(t.quota_us >= qrm::host::kMinCpuQuotaUs && t.period_us >= qrm::host::kMinCpuPeriodUs &&
+              t.period_us <= qrm::host::kMaxCpuPeriodUs,
+          "a decoded throttle is out of bounds", t.pod_uid);
+  }
+  rapidjson::Document encoded;
+  qrm::host::EncodeThrottles(*throttles, encoded);
+  auto again = qrm::host::DecodeThrottles(encoded);
+  Check(again.ok() && *again == *throttles, "throttles changed in an encode/decode round trip");
+}
+
 void FuzzCpuState(const rapidjson::Value& data) {
   auto state = qrm::cpu::DecodeState(data, Layout(), "fuzz");
   if (!state.ok()) {
@@ -157,6 +178,7 @@ void FuzzSealedData(std::string_view content) {
         sealed.ok() ? "" : sealed.status().ToString());
   FuzzPodData(sealed->data);
   FuzzPodRecord(sealed->data);
+  FuzzThrottles(sealed->data);
   FuzzCpuState(sealed->data);
 }
 

@@ -1,0 +1,93 @@
+#include "qrm/reconcile/throttle_pusher.h"
+
+#include <set>
+
+#include "common/log.h"
+#include "common/metrics/metrics.h"
+
+namespace qrm::host {
+namespace {
+
+// Throttles of containers the host no longer holds are forgotten: a pod that left the
+// checkpoint, or a container it no longer lists.
+StatusOr<int> ForgetUnheld(ThrottleStore& store, const PodResources& pods) {
+  std::set<std::string> uids;
+  for (const auto& [uid, pod] : pods) uids.insert(uid);
+  QRM_ASSIGN_OR_RETURN(int forgotten, store.Retain(uids));
+  for (const CpuThrottle& t : store.List()) {
+    auto pod = pods.find(t.pod_uid);
+    if (pod != pods.end() && !pod->second->containers.contains(t.container)) {
+      QRM_ASSIGN_OR_RETURN(bool cleared, store.Clear(t.pod_uid, t.container));
+      // A restore of a container that is gone has nothing to write: mark it done.
+      if (cleared) {
+        QRM_RETURN_IF_ERROR(
+            store.Applied({t.pod_uid, t.container}, t.restore_quota_us, t.restore_period_us));
+        ++forgotten;
+      }
+    }
+  }
+  return forgotten;
+}
+
+void RecordTick(const ThrottleTickStats& stats, size_t held) {
+  auto& m = metrics::Default();
+  m.GetCounter("qrm_throttle_pushes_total", "CPU throttles and restores pushed to the runtime.")
+      .Inc(stats.pushed);
+  m.GetCounter("qrm_throttle_push_failures_total",
+               "CPU throttle pushes the runtime refused (retried next tick).")
+      .Inc(stats.push_failures);
+  m.GetCounter("qrm_throttle_leases_expired_total",
+               "CPU throttles restored because their owner stopped renewing the lease.")
+      .Inc(stats.expired);
+  m.GetGauge("qrm_throttled_containers", "Containers qrm-host holds at a CPU throttle.")
+      .Set(static_cast<double>(held));
+}
+
+}  // namespace
+
+Status ThrottlePusher::Push(const ThrottleStore::Key& key) {
+  ThrottleStore* store = admission_.throttles();
+  if (store == nullptr) return Status::Ok();
+  MutexLock lock(mu_);
+  return PushLocked(*store, key);
+}
+
+Status ThrottlePusher::PushLocked(ThrottleStore& store, const ThrottleStore::Key& key) {
+  auto update = admission_.CurrentUpdate(key.first, key.second);
+  if (!update.ok()) return update.status();
+  if (!update->owned.contains(OciProperty::kCpuQuota)) return Status::Ok();  // no throttle
+  QRM_RETURN_IF_ERROR(applier_.Apply(key.first, key.second, *update));
+  return store.Applied(key, update->resources.cpu_quota(), update->resources.cpu_period());
+}
+
+ThrottleTickStats ThrottlePusher::Tick(const PodResources& pods) {
+  ThrottleTickStats stats;
+  ThrottleStore* store = admission_.throttles();
+  if (store == nullptr) return stats;
+  auto log = Logger("throttle");
+  if (auto expired = store->ExpireLeases(); expired.ok()) {
+    stats.expired = static_cast<int>(expired->size());
+  } else {
+    log->error("cannot persist expired throttle leases, retrying next tick: {}",
+               expired.status().message());
+  }
+  if (auto forgotten = ForgetUnheld(*store, pods); forgotten.ok()) {
+    stats.forgotten = *forgotten;
+  } else {
+    log->error("cannot forget the throttles of gone containers: {}", forgotten.status().message());
+  }
+  MutexLock lock(mu_);
+  for (const ThrottleStore::Key& key : store->Pending()) {
+    if (Status s = PushLocked(*store, key); !s.ok()) {
+      ++stats.push_failures;
+      log->warn("pod={} container={}: throttle push failed, retrying next tick: {}", key.first,
+                key.second, s.message());
+      continue;
+    }
+    ++stats.pushed;
+  }
+  RecordTick(stats, store->List().size());
+  return stats;
+}
+
+}  // namespace qrm::host
