@@ -66,7 +66,13 @@ std::vector<int64_t> SplitQuota(const GuardedPod& pod, double cores, int64_t per
   const double total_us = cores * static_cast<double>(period_us);
   for (size_t i = 0; i < n && total_weight > 0; ++i) {
     if (weight[i] == 0) continue;
-    out[i] = std::max<int64_t>(kMinQuotaUs, std::llround(total_us * weight[i] / total_weight));
+    const GuardedContainer& c = pod.containers[i];
+    int64_t quota = std::llround(total_us * weight[i] / total_weight);
+    // Never above the container's own limit: a throttle only ever takes CPU away.
+    if (c.quota_us > 0 && c.period_us > 0) {
+      quota = std::min<int64_t>(quota, c.quota_us * period_us / c.period_us);
+    }
+    out[i] = std::max<int64_t>(kMinQuotaUs, quota);
   }
   return out;
 }

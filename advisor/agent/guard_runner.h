@@ -114,7 +114,8 @@ inline constexpr int64_t kMinQuotaUs = 1000;
 inline constexpr double kThrottledShare = 0.1;
 
 // A pod's quota (cores) split over its containers (us per `period_us`, in their order) in
-// proportion to what each uses, each at least the kernel's minimum of 1000 us; 0 for a
+// proportion to what each uses, each at least the kernel's minimum of 1000 us and at most the
+// container's own quota (a throttle only takes CPU away); 0 for a
 // container left unthrottled (under kThrottledShare of the pod's usage). A pod none of whose
 // containers was sampled is split equally.
 std::vector<int64_t> SplitQuota(const GuardedPod& pod, double cores, int64_t period_us);

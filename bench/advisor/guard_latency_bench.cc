@@ -19,7 +19,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -96,26 +95,6 @@ std::optional<std::pair<double, int64_t>> NodeCpu(const std::string& socket) {
   return std::pair{r.node().cpu().latest(), r.status().last_sample_unix()};
 }
 
-std::string CpuCgroup(qrm::e2e::CriClient& cri, const std::string& id) {
-  auto text = cri.ExecSync(id, {"cat", "/proc/self/cgroup"});
-  if (!text.ok()) return "";
-  std::istringstream lines(*text);
-  for (std::string line; std::getline(lines, line);) {
-    const auto first = line.find(':'), second = line.find(':', first + 1);
-    if (line.substr(first + 1, second - first - 1).find("cpuacct") != std::string::npos) {
-      return line.substr(second + 1);
-    }
-  }
-  return "";
-}
-
-int64_t Quota(const std::string& cgroup) {
-  std::ifstream in("/sys/fs/cgroup/cpu" + cgroup + "/cpu.cfs_quota_us");
-  int64_t q = -1;
-  in >> q;
-  return q;
-}
-
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
@@ -138,7 +117,6 @@ std::optional<RunTimes> OneRun(Node& node, int run, double watermark) {
   auto id = shim.CreateAndStartContainer(*pod, spec);
   const auto start = Clock::now();
   if (!id.ok()) return std::nullopt;
-  const std::string cgroup = CpuCgroup(shim, *id);
   std::optional<Clock::time_point> breach;
   std::optional<RunTimes> out;
   while (Clock::now() - start < seconds(30)) {
@@ -146,7 +124,7 @@ std::optional<RunTimes> OneRun(Node& node, int run, double watermark) {
       auto cpu = NodeCpu(node.File("advisor.sock"));
       if (cpu && cpu->first > watermark) breach = Clock::now();
     }
-    if (Quota(cgroup) > 0) {
+    if (auto quota = shim.ContainerCgroupCpuQuota(*id); quota.ok() && *quota > 0) {
       const auto seen = Clock::now();
       out = RunTimes{std::chrono::duration<double>(seen - start).count(),
                      std::chrono::duration<double>(seen - breach.value_or(seen)).count()};

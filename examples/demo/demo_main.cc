@@ -5,11 +5,14 @@
 // then plays the kubelet: creates pods of different QoS levels through qrm's CRI socket,
 // shows what each got (pod-resources, the container's cgroup and its own view), draws the
 // machine, starts qrm-advisor and lets a busy container grow the shared pool (and shrink the
-// reclaimed one) and give it back, resizes the reclaimed pool by hand and shows the running
+// reclaimed one) and give it back, lets the watermark guard throttle a busy batch container
+// over a CPU watermark and restore it, resizes the reclaimed pool by hand and shows the running
 // containers follow, adds a dedicated NUMA-bound pod, and cleans everything up (also on
 // Ctrl-C).
 #include <chrono>
 #include <cstdio>
+#include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -92,6 +95,12 @@ class Demo {
 
     Step("qrm-advisor: a busy shared container grows the shared pool, then gives it back");
     if (!AdvisorFollowsLoad()) return Fail("the advisor did not resize the pools");
+    if (Interrupted()) return 130;
+
+    Step(
+        "the watermark guard: a busy batch pod takes the node over a CPU watermark; qrm-host "
+        "throttles it, then restores it");
+    if (!GuardThrottlesAndRestores()) return Fail("the guard did not throttle and restore");
     if (Interrupted()) return 130;
 
     Step("resizing the reclaimed pool to 0 CPUs (qrm-cpu-plugin --set-pools reclaimed=0)");
@@ -322,6 +331,84 @@ class Demo {
     const bool back = WaitCpusetChange(busy, 30, "shared pool shrank");
     children_.erase("qrm-advisor");  // the next step sizes the pools by hand
     return grew && back && WebCpus() == idle;
+  }
+
+  // The node's busy CPUs over about a second, from /proc/stat.
+  static double NodeBusyCores() {
+    auto read = [] {
+      std::ifstream in("/proc/stat");
+      std::string cpu;
+      double user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0;
+      in >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq;
+      return std::pair{user + nice + system + irq + softirq, idle + iowait};
+    };
+    const auto a = read();
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    const auto b = read();
+    const double busy = b.first - a.first, total = busy + b.second - a.second;
+    return total > 0 ? busy / total * static_cast<double>(::sysconf(_SC_NPROCESSORS_ONLN)) : 0;
+  }
+
+  // Waits up to `seconds` for the container's cpu.cfs_quota_us to satisfy `done`; prints it.
+  bool WaitQuota(const std::string& id, int seconds, const std::function<bool(int64_t)>& done,
+                 const char* what) {
+    const auto start = std::chrono::steady_clock::now();
+    int64_t quota = 0;
+    const bool seen = qrm::testing::WaitFor(
+        [&] {
+          auto q = shim_->ContainerCgroupCpuQuota(id);
+          quota = q.ok() ? *q : 0;
+          return done(quota);
+        },
+        std::chrono::seconds(seconds));
+    std::printf("%s after %.1f s: the burner's cpu.cfs_quota_us is %lld (per 100000 us)\n", what,
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+                static_cast<long long>(quota));
+    return seen;
+  }
+
+  // qrm-advisor with a guard policy whose watermark is the idle node + 0.5 core: a batch burner
+  // (reclaimed_cores, 1-CPU limit) crosses it alone; the guard asks qrm-host to hold it at the
+  // quota that closes the gap, and gives its own quota back once the load is gone.
+  bool GuardThrottlesAndRestores() {
+    const double watermark = NodeBusyCores() + 0.5;
+    qrm::testing::WriteFile(File("guard.json"),
+                            fmt::format(R"({{"objectiveEnsurances": [{{"name": "cpu-usage",
+          "metricRule": {{"name": "cpu_total_usage", "value": {:.2f}}},
+          "actionName": "throttle", "avoidanceThreshold": 2, "restoreThreshold": 2,
+          "restoreMargin": 0.1}}],
+          "throttle": {{"stepCPURatio": 10, "belowRequest": true}}}})",
+                                        watermark));
+    Spawn("qrm-advisor",
+          {QRM_ADVISOR, "--runtime-endpoint", "unix://" + containerd_->socket(), "--admin-socket",
+           File("admin.sock"), "--socket", File("advisor.sock"), "--state-dir", File("advisor"),
+           "--metrics-address", "", "--pool-control-file", "", "--inventory-period", "1s",
+           "--guard-policy", File("guard.json")});
+    std::this_thread::sleep_for(std::chrono::seconds(3));
+    std::printf("guard policy: cpu_total_usage watermark %.2f cores (the idle node + 0.5)\n",
+                watermark);
+    std::printf("batch starts a burner with a 1-CPU limit (quota 100000 us per 100000 us)\n");
+    ContainerSpec burner;
+    burner.name = "burner";
+    burner.command = {"sh", "-c", "while [ ! -e /tmp/stop ]; do :; done; exec sleep 1000000"};
+    burner.cpu_shares = 1024;
+    burner.cpu_period = 100000;
+    burner.cpu_quota = 100000;
+    auto id = shim_->CreateAndStartContainer(pods_[1].pod, burner);
+    if (!id.ok()) return false;
+    const bool throttled = WaitQuota(
+        *id, 30, [](int64_t q) { return q > 0 && q < 100000; }, "throttled");
+    std::printf("\n%s", Advisor({"guard"}).c_str());
+    std::printf(
+        "\nthe burner stops burning; after 2 samples below the watermark - 0.1 the guard "
+        "raises the quota in steps, then qrm-host gives the container its own back\n");
+    (void)shim_->ExecSync(*id, {"touch", "/tmp/stop"});
+    const bool restored = WaitQuota(
+        *id, 90, [](int64_t q) { return q == 100000; }, "restored");
+    std::printf("\n%s", Advisor({"guard"}).c_str());
+    (void)shim_->StopAndRemoveContainer(*id);
+    children_.erase("qrm-advisor");
+    return throttled && restored;
   }
 
   // Waits for two reconcile periods so pool changes caused by the last admission land.

@@ -123,7 +123,9 @@ StatusOr<int> ThrottleStore::Retain(const std::set<std::string>& pod_uids) {
       std::erase_if(next, [&](const auto& e) { return !pod_uids.contains(e.first.first); });
   if (dropped == 0) return 0;
   QRM_RETURN_IF_ERROR(Commit(std::move(next)));
-  std::erase_if(in_runtime_, [&](const Key& key) { return !entries_.contains(key); });
+  for (auto it = in_runtime_.begin(); it != in_runtime_.end();) {  // no lambda: mu_ is seen
+    it = entries_.contains(*it) ? std::next(it) : in_runtime_.erase(it);
+  }
   return static_cast<int>(dropped);
 }
 

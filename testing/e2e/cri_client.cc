@@ -247,6 +247,21 @@ StatusOr<std::string> CriClient::ExecSync(const std::string& container_id,
   return result->stdout_text;
 }
 
+StatusOr<int64_t> CriClient::ContainerCgroupCpuQuota(const std::string& container_id) {
+  StatusOr<ContainerRuntimeInfo> info = ContainerInfo(container_id);
+  if (!info.ok()) return info.status();
+  if (info->pid <= 0) return FailedPreconditionError("container " + container_id + " has no pid");
+  StatusOr<std::string> cgroup = ProcessCgroup(static_cast<pid_t>(info->pid), "cpu");
+  if (!cgroup.ok()) return cgroup.status();
+  const std::string mount = CgroupV1Mount("cpu");
+  if (mount.empty()) return NotFoundError("no cgroup v1 cpu hierarchy is mounted");
+  const std::string file = mount + *cgroup + "/cpu.cfs_quota_us";
+  std::ifstream in(file);
+  int64_t quota = 0;
+  if (!(in >> quota)) return NotFoundError("cannot read " + file);
+  return quota;
+}
+
 StatusOr<std::string> CriClient::ContainerCgroupCpus(const std::string& container_id) {
   StatusOr<ContainerRuntimeInfo> info = ContainerInfo(container_id);
   if (!info.ok()) return info.status();

@@ -111,6 +111,9 @@ class CriClient {
 
   // cpuset.cpus of the container's cgroup, read on the host (cgroup v1 hierarchy found via
   // /proc/<init pid>/cgroup), trimmed, e.g. "0-1".
+  // The container's cpu.cfs_quota_us (-1: no limit) from its cgroup v1 cpu hierarchy, found
+  // through its init process like ContainerCgroupCpus.
+  StatusOr<int64_t> ContainerCgroupCpuQuota(const std::string& container_id);
   StatusOr<std::string> ContainerCgroupCpus(const std::string& container_id);
 
   // Stops (timeout 0: SIGKILL) and removes.

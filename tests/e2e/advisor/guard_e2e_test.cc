@@ -4,7 +4,6 @@
 // below the watermark, the other pods are untouched; the throttle outlives kills of qrm-host,
 // the CPU plugin and qrm-advisor; when the load stops, the quota is restored.
 #include <chrono>
-#include <sstream>
 #include <string>
 #include <thread>
 
@@ -41,23 +40,10 @@ ContainerSpec Spinner(const std::string& name) {
   return spec;
 }
 
-// The container's cpu cgroup (cpu,cpuacct are mounted together on cgroup v1) from its own
-// /proc/self/cgroup, which names host paths without a cgroup namespace.
-std::string CpuCgroup(CriClient& cri, const std::string& id) {
-  auto text = cri.ExecSync(id, {"cat", "/proc/self/cgroup"});
-  REQUIRE(text.ok());
-  std::istringstream lines(*text);
-  for (std::string line; std::getline(lines, line);) {
-    const auto first = line.find(':'), second = line.find(':', first + 1);
-    const std::string controllers = line.substr(first + 1, second - first - 1);
-    if (controllers.find("cpuacct") != std::string::npos) return line.substr(second + 1);
-  }
-  FAIL("no cpu line in /proc/self/cgroup: " << *text);
-  return "";
-}
-
-int64_t Quota(const std::string& cgroup) {
-  return std::stoll(testing::ReadFile("/sys/fs/cgroup/cpu" + cgroup + "/cpu.cfs_quota_us"));
+// The container's cpu.cfs_quota_us (-1: none), read on the host; 0 when it cannot be read.
+int64_t Quota(CriClient& cri, const std::string& id) {
+  auto quota = cri.ContainerCgroupCpuQuota(id);
+  return quota.ok() ? *quota : 0;
 }
 
 std::string Policy(double watermark) {
@@ -147,7 +133,7 @@ TEST_CASE("the guard throttles the fewest reclaimed pods and restores them when 
   g.StartAdvisor();
   REQUIRE(WaitSlowly([&] { return g.NodeCpu().has_value(); }, seconds(30)));
   CriClient shim = g.node.Shim();
-  std::vector<std::string> ids, cgroups, pods;
+  std::vector<std::string> ids, pods;
   for (const char* name : {"burn-a", "burn-b"}) {
     auto pod =
         shim.RunHostNetworkPod(name, std::string(name) + "-uid", "default", Qos("reclaimed_cores"));
@@ -156,14 +142,13 @@ TEST_CASE("the guard throttles the fewest reclaimed pods and restores them when 
     auto id = shim.CreateAndStartContainer(*pod, Spinner("main"));
     REQUIRE(id.ok());
     ids.push_back(*id);
-    cgroups.push_back(CpuCgroup(shim, *id));
   }
   std::this_thread::sleep_for(seconds(3));
   const double before = AverageNodeCpu(g, 3);
   INFO("node usage with both spinners: " << before << " cores");
   REQUIRE(before > 0.8);
-  CHECK(Quota(cgroups[0]) == -1);
-  CHECK(Quota(cgroups[1]) == -1);
+  CHECK(Quota(shim, ids[0]) == -1);
+  CHECK(Quota(shim, ids[1]) == -1);
 
   // A watermark 0.35 cores below the node: one spinner's quota closes the gap.
   const double watermark = before - 0.35;
@@ -173,7 +158,7 @@ TEST_CASE("the guard throttles the fewest reclaimed pods and restores them when 
   const bool seen = WaitSlowly(
       [&] {
         for (int i = 0; i < 2; ++i) {
-          if (Quota(cgroups[i]) != -1) throttled = i;
+          if (Quota(shim, ids[i]) > 0) throttled = i;
         }
         return throttled >= 0;
       },
@@ -184,10 +169,10 @@ TEST_CASE("the guard throttles the fewest reclaimed pods and restores them when 
   WARN("guard e2e: node " << before << " cores, watermark " << watermark << ", throttle in " << took
                           << " s (policy reload, 2 samples, host push)");
   const int other = 1 - throttled;
-  const int64_t quota = Quota(cgroups[throttled]);
+  const int64_t quota = Quota(shim, ids[throttled]);
   CHECK(quota > 0);
   CHECK(quota < 100000);
-  CHECK(Quota(cgroups[other]) == -1);  // the fewest pods: one
+  CHECK(Quota(shim, ids[other]) == -1);  // the fewest pods: one
   auto held = g.Throttles();
   REQUIRE(held.size() == 1);
   CHECK(held[0].quota_us() == quota);
@@ -204,12 +189,12 @@ TEST_CASE("the guard throttles the fewest reclaimed pods and restores them when 
   g.node.StartHost();
   REQUIRE(g.node.WaitPluginsHealthy(3));
   CHECK(g.Throttles().size() == 1);
-  CHECK(Quota(cgroups[throttled]) == held[0].quota_us());
+  CHECK(Quota(shim, ids[throttled]) == held[0].quota_us());
   g.node.KillPlugin("cpu");
   g.node.StartPlugin("cpu", {"--reclaimed-pool-size", "0"});
   REQUIRE(g.node.WaitPluginsHealthy(3));
   std::this_thread::sleep_for(seconds(3));  // re-registration replay and reconcile ticks
-  CHECK(Quota(cgroups[throttled]) == g.Throttles().at(0).quota_us());
+  CHECK(Quota(shim, ids[throttled]) == g.Throttles().at(0).quota_us());
   g.advisor->Kill(SIGKILL);
   g.StartAdvisor();
   REQUIRE(WaitSlowly(
@@ -218,12 +203,12 @@ TEST_CASE("the guard throttles the fewest reclaimed pods and restores them when 
                std::string::npos;
       },
       seconds(30)));
-  CHECK(Quota(cgroups[throttled]) > 0);
+  CHECK(Quota(shim, ids[throttled]) > 0);
 
   // The load stops: the other spinner goes; after 3 samples below watermark - 0.1 the quota is
   // raised in steps and then lifted.
   REQUIRE(shim.StopAndRemovePod(pods[other]).ok());
-  const bool restored = WaitSlowly([&] { return Quota(cgroups[throttled]) == -1; }, seconds(90));
+  const bool restored = WaitSlowly([&] { return Quota(shim, ids[throttled]) == -1; }, seconds(90));
   INFO(g.Logs());
   CHECK(restored);
   CHECK(g.Throttles().empty());

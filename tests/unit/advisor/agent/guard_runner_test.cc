@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "advisor/agent/kube_evictor.h"
+#include "testing/kube/test_api_server.h"
 #include "tests/unit/advisor/agent/fake_node.h"
 
 namespace qrm::advisor {
@@ -239,6 +241,64 @@ TEST_CASE("cri eviction evicts the reclaimed pods the floors leave over the wate
   for (const std::string& pod : *evicted) CHECK(pod != "default/web");
 }
 
+// Mode api against an in-process API server speaking the Eviction REST path over HTTPS: the
+// floors leave the gap open, so the reclaimed pods are evicted; the one a PodDisruptionBudget
+// protects (429) is passed over for the next; the shared pod is never touched.
+TEST_CASE("api eviction goes through the Eviction API and moves on past a 429", "[guard]") {
+  testing::TestApiServer server({.tls = true});
+  REQUIRE(server.Start().ok());
+  server.SetEvictionAnswer("default", "batch-a", testing::EvictionAnswer::kBudget);
+  kube::ClusterConfig config;
+  config.server = server.url();
+  config.ca_data = server.pki().ca.cert_pem;
+  config.token = "test-token";
+  auto client = kube::KubeClient::Create(config);
+  REQUIRE(client.ok());
+  Guarded g("api");
+  GuardRunnerOptions o;
+  o.policy_file = WritePolicy(g.node.tree, "api", 1.2);
+  Evictors evictors;
+  evictors[guard::EvictMode::kApi] = std::make_unique<KubeEvictor>(std::move(*client));
+  g.runner = std::make_unique<GuardRunner>(o, std::make_unique<FakeHost>(), std::move(evictors));
+  REQUIRE(g.runner->Start().ok());
+  g.Round(2.5, 0.6, 0.5);
+  g.Round(2.5, 0.6, 0.5);
+  const auto seen = server.evictions();
+  std::vector<std::string> names;
+  for (const auto& e : seen) names.push_back(e.name);
+  // batch-a uses more CPU, so it comes first; its 429 sends the walk on to batch-b.
+  REQUIRE(names.size() >= 2);
+  CHECK(names[0] == "batch-a");
+  CHECK(names[1] == "batch-b");
+  CHECK(seen[0].code == 429);
+  CHECK(seen[1].code == 201);
+  CHECK(seen[1].grace_period_seconds == 30);
+  for (const auto& name : names) CHECK(name != "web");
+  bool evicted_b = false;
+  for (const GuardAction& a : g.runner->Snapshot().recent) {
+    evicted_b |= a.action == "evict" && a.pod == "default/batch-b" &&
+                 a.detail.find("evicted") != std::string::npos;
+  }
+  CHECK(evicted_b);
+
+  // The same node in dry-run with the API evictor at hand: the API server hears nothing.
+  const size_t before = server.evictions().size();
+  GuardRunnerOptions dry;
+  dry.policy_file = WritePolicy(g.node.tree, "dry-run", 1.2);
+  auto again = kube::KubeClient::Create(config);
+  REQUIRE(again.ok());
+  Evictors with_api;
+  with_api[guard::EvictMode::kApi] = std::make_unique<KubeEvictor>(std::move(*again));
+  g.runner = std::make_unique<GuardRunner>(dry, std::make_unique<FakeHost>(), std::move(with_api));
+  REQUIRE(g.runner->Start().ok());
+  g.Round(2.5, 0.6, 0.5);
+  g.Round(2.5, 0.6, 0.5);
+  CHECK(server.evictions().size() == before);
+  bool would = false;
+  for (const GuardAction& a : g.runner->Snapshot().recent) would |= a.action == "would-evict";
+  CHECK(would);
+}
+
 TEST_CASE("a pod's quota goes to the containers that use the CPU", "[guard]") {
   GuardedPod pod{"uid", {{"main", 0.9, 0, 0}, {"sidecar", 0.05, 0, 0}}};
   CHECK(SplitQuota(pod, 0.5, 100000) == std::vector<int64_t>{50000, 0});
@@ -246,6 +306,8 @@ TEST_CASE("a pod's quota goes to the containers that use the CPU", "[guard]") {
   CHECK(SplitQuota(pod, 0.6, 100000) == std::vector<int64_t>{45000, 15000});
   GuardedPod unsampled{"uid", {{"a", std::nullopt, 0, 0}, {"b", std::nullopt, 0, 0}}};
   CHECK(SplitQuota(unsampled, 0.5, 100000) == std::vector<int64_t>{25000, 25000});
+  GuardedPod limited{"uid", {{"a", 1.0, 100000, 100000}, {"b", 0.5, 0, 0}}};
+  CHECK(SplitQuota(limited, 1.8, 100000) == std::vector<int64_t>{100000, 60000});  // a's limit
   GuardedPod tiny{"uid", {{"a", 1.0, 0, 0}}};
   CHECK(SplitQuota(tiny, 0.001, 100000) == std::vector<int64_t>{1000});  // the kernel's minimum
 }
