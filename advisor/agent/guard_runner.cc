@@ -116,15 +116,17 @@ void GuardRunner::Round(const Agent& agent, int64_t now) {
     log_->warn("metric {}: no fresh node sample; its ensurances neither act nor count", metric);
   }
   CountMissing(decision.missing_metrics);
+  const std::string reason = Reason(decision);
   for (const guard::QuotaChange& c : decision.quota_changes) {
     CountQuotaChange(c);
-    Remember(now, c.pod, !c.to ? "release" : (c.from && *c.to > *c.from ? "restore" : "throttle"),
-             QuotaText(c));
+    const bool down = c.to && (!c.from || *c.to < *c.from);
+    Remember(now, c.pod, !c.to ? "release" : (down ? "throttle" : "restore"),
+             down ? QuotaText(c) + " for " + reason : QuotaText(c));
   }
   for (const guard::QuotaChange& c : decision.preview_quota_changes) {
     Remember(now, c.pod, "would-throttle", QuotaText(c));
   }
-  Sync(input, now, Reason(decision));
+  Sync(input, now, reason);
   Evict(decision, now);
   Publish(decision, now);
 }

@@ -158,6 +158,7 @@ TEST_CASE("the guard has qrm-host throttle only the pod that closes the gap", "[
   CHECK(snap.throttled.contains("default/batch-a"));
   REQUIRE_FALSE(snap.recent.empty());
   CHECK(snap.recent.back().action == "throttle");
+  CHECK_THAT(snap.recent.back().detail, Catch::Contains("for cpu: cpu_total_usage 3.5 > 3"));
 }
 
 TEST_CASE("the guard renews its leases at half and restores then releases", "[guard]") {
