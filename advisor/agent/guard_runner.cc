@@ -110,6 +110,11 @@ void GuardRunner::Round(const Agent& agent, int64_t now) {
   GuardInput input =
       agent.Read([now](const AgentState& s, auto&&...) { return BuildGuardInput(s, now); });
   if (!recovered_) Recover(input);
+  if (!recovered_) {  // nothing is decided before the throttles qrm-host holds are known
+    Publish(guard::GuardDecision{}, now);
+    return;
+  }
+  ApplyOwnLimits(input);
   guard::GuardDecision decision =
       guard::DecideRound(policy_.policy(), input.round, state_, options_.timings);
   for (const std::string& metric : decision.newly_missing_metrics) {
@@ -131,7 +136,7 @@ void GuardRunner::Round(const Agent& agent, int64_t now) {
   Publish(decision, now);
 }
 
-void GuardRunner::Recover(const GuardInput& input) {
+void GuardRunner::Recover(GuardInput& input) {
   if (input.pods.empty()) return;  // no inventory yet: the pods are unknown
   auto listed = host_->List();
   if (!listed.ok()) {
@@ -144,6 +149,8 @@ void GuardRunner::Recover(const GuardInput& input) {
   for (const auto& [key, pod] : input.pods) key_of_uid[pod.uid] = key;
   std::map<std::string, int64_t> since;
   for (const auto& t : *listed) {
+    own_limits_[t.pod_uid() + "/" + t.container()] = {t.restore_quota_us(), t.restore_period_us()};
+    if (t.state() == "restoring") continue;  // cleared or expired: qrm-host is giving it back
     auto key = key_of_uid.find(t.pod_uid());
     if (key == key_of_uid.end()) {
       (void)host_->Clear(t.pod_uid(), t.container());  // its pod is gone
@@ -163,6 +170,7 @@ void GuardRunner::Recover(const GuardInput& input) {
   const double capacity = input.round.capacity.count(std::string(guard::kCpuTotalUsage)) > 0
                               ? input.round.capacity.at(std::string(guard::kCpuTotalUsage))
                               : 0;
+  ApplyOwnLimits(input);  // the ceilings below come from the containers' own limits
   for (const auto& [first, key] : order) {
     const Held& held = held_.at(key);
     guard::ThrottledPod& tp = state_.throttled[key];
@@ -193,16 +201,49 @@ void GuardRunner::Sync(const GuardInput& input, int64_t now, const std::string& 
     Held& held = held_[key];
     const bool changed = std::abs(held.cores - tp.quota) > 1e-9 || held.quota_us.empty();
     if (!changed && now < held.renew_at) continue;
-    if (changed || held.uid != pod->second.uid) {
-      held.uid = pod->second.uid;
-      held.cores = tp.quota;
-      held.quota_us.clear();
-      const auto split = SplitQuota(pod->second, tp.quota, options_.period_us);
-      for (size_t i = 0; i < split.size(); ++i) {
-        if (split[i] > 0) held.quota_us[pod->second.containers[i].name] = split[i];
+    if (changed || held.uid != pod->second.uid) Resplit(pod->second, tp.quota, held);
+    held.renew_at = SetPod(pod->second, held, reason) ? now + options_.lease_s / 2 : 0;
+  }
+}
+
+void GuardRunner::Resplit(const GuardedPod& pod, double cores, Held& held) {
+  Held previous = held;
+  held.uid = pod.uid;
+  held.cores = cores;
+  held.quota_us.clear();
+  const auto split = SplitQuota(pod, cores, options_.period_us);
+  for (size_t i = 0; i < split.size(); ++i) {
+    if (split[i] > 0) held.quota_us[pod.containers[i].name] = split[i];
+  }
+  // A container that no longer gets a part (it went quiet, or left) is given back now.
+  std::erase_if(previous.quota_us, [&](const auto& c) {
+    return previous.uid == held.uid && held.quota_us.contains(c.first);
+  });
+  ReleasePod(pod.uid + " (re-split)", previous);
+}
+
+void GuardRunner::ApplyOwnLimits(GuardInput& input) const {
+  for (auto& [key, pod] : input.pods) {
+    bool all_limited = !pod.containers.empty(), known = false;
+    double limit = 0;
+    for (GuardedContainer& c : pod.containers) {
+      // The runtime shows qrm-host's throttle as the container's quota once one is held: the
+      // container's own limit is what qrm-host keeps to give back.
+      if (auto own = own_limits_.find(pod.uid + "/" + c.name); own != own_limits_.end()) {
+        c.quota_us = own->second.first;
+        c.period_us = own->second.second;
+        known = true;
+      }
+      all_limited = all_limited && c.quota_us > 0 && c.period_us > 0;
+      if (c.quota_us > 0 && c.period_us > 0) {
+        limit += static_cast<double>(c.quota_us) / static_cast<double>(c.period_us);
       }
     }
-    held.renew_at = SetPod(pod->second, held, reason) ? now + options_.lease_s / 2 : 0;
+    if (!known) continue;
+    for (guard::GuardPod& p : input.round.pods) {
+      if (p.candidate.Key() != key) continue;
+      p.candidate.cpu_limit = all_limited ? std::optional<double>(limit) : std::nullopt;
+    }
   }
 }
 
@@ -221,7 +262,11 @@ bool GuardRunner::SetPod(const GuardedPod& pod, const Held& held, const std::str
     t.restore_period_us = c.quota_us > 0 && c.period_us > 0 ? c.period_us : 100000;
     t.lease_s = options_.lease_s;
     t.reason = reason;
-    if (auto answer = host_->Set(t); !answer.ok()) {
+    auto answer = host_->Set(t);
+    if (answer.ok()) {
+      own_limits_[pod.uid + "/" + c.name] = {answer->restore_quota_us(),
+                                             answer->restore_period_us()};
+    } else {
       ok = false;
       CountThrottleError();
       log_->error("pod={} container={}: throttle to {} us per {} us failed, retrying: {}", pod.uid,
@@ -233,6 +278,7 @@ bool GuardRunner::SetPod(const GuardedPod& pod, const Held& held, const std::str
 
 void GuardRunner::ReleasePod(const std::string& key, const Held& held) {
   for (const auto& [container, quota] : held.quota_us) {
+    own_limits_.erase(held.uid + "/" + container);
     if (Status s = host_->Clear(held.uid, container); !s.ok()) {
       // Not renewed any more: qrm-host restores it when the lease runs out.
       CountThrottleError();

@@ -82,10 +82,14 @@ class GuardRunner {
   };
   void Reload();
   // Takes back what qrm-host holds for the guard (after a restart of qrm-advisor).
-  void Recover(const GuardInput& input);
+  void Recover(GuardInput& input);
   // Makes qrm-host hold what state_.throttled says: new quotas, renewed leases, releases.
   void Sync(const GuardInput& input, int64_t now, const std::string& reason);
   bool SetPod(const GuardedPod& pod, const Held& held, const std::string& reason);
+  // Splits a new pod quota over its containers; gives back the ones that lost their part.
+  void Resplit(const GuardedPod& pod, double cores, Held& held);
+  // Replaces the runtime's view of held containers' quotas by their own limits.
+  void ApplyOwnLimits(GuardInput& input) const;
   void ReleasePod(const std::string& key, const Held& held);
   void Evict(const guard::GuardDecision& decision, int64_t now);
   void Remember(int64_t now, const std::string& pod, std::string action, std::string detail);
@@ -97,7 +101,10 @@ class GuardRunner {
   bool said_no_evictor_ = false;
   guard::PolicySource policy_;
   guard::GuardState state_;
-  std::map<std::string, Held> held_;        // by pod key (namespace/name)
+  std::map<std::string, Held> held_;  // by pod key (namespace/name)
+  // Each held container's own quota and period as qrm-host keeps them to give back, by
+  // "<pod uid>/<container>".
+  std::map<std::string, std::pair<int64_t, int64_t>> own_limits_;
   std::vector<std::string> last_previews_;  // the previewed evictions of the last round
   bool recovered_ = false;
   std::string policy_error_;

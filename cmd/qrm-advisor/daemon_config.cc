@@ -1,5 +1,6 @@
 #include "cmd/qrm-advisor/daemon_config.h"
 
+#include <algorithm>
 #include <chrono>
 #include <string_view>
 #include <utility>
@@ -212,9 +213,13 @@ Status DaemonFlags::FinishDurations(DaemonConfig& c) const {
 Status DaemonFlags::FinishGuard(DaemonConfig& c) const {
   QRM_RETURN_IF_ERROR(Seconds(guard_lease_, "guard-lease", c.guard.lease_s));
   constexpr int64_t kMaxLease = 7 * 24 * 3600;  // what qrm-host accepts
-  if (c.guard.lease_s < 2 || c.guard.lease_s > kMaxLease) {
-    return InvalidArgumentError(fmt::format(
-        "guard-lease \"{}\": must be from 2s (renewed at half) to 7 days", guard_lease_));
+  // Renewed at half, once per sample at best: at least 4 samples long.
+  const int64_t shortest = std::max<int64_t>(2, 4 * c.agent.store.ring.interval_s);
+  if (c.guard.lease_s < shortest || c.guard.lease_s > kMaxLease) {
+    return InvalidArgumentError(
+        fmt::format("guard-lease \"{}\": must be from {}s (4 x interval, renewed at half) to 7 "
+                    "days",
+                    guard_lease_, shortest));
   }
   QRM_RETURN_IF_ERROR(
       Seconds(guard_stale_after_, "guard-stale-after", c.guard.timings.stale_after_s));

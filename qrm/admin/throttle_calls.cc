@@ -56,7 +56,10 @@ StatusOr<adm::CpuThrottle> SetCpuThrottle(Host& host, const adm::SetCpuThrottleR
         fmt::format("pod={} container={}: not admitted by qrm-host", r.pod_uid, r.container));
   }
   QRM_ASSIGN_OR_RETURN(CpuThrottle stored, host.throttles().Set(r));
-  Status pushed = host.reconciler().throttle_pusher().Push({r.pod_uid, r.container});
+  // A renewal that changes nothing in the runtime is not pushed again.
+  const ThrottleStore::Key key{r.pod_uid, r.container};
+  Status pushed = host.throttles().IsPending(key) ? host.reconciler().throttle_pusher().Push(key)
+                                                  : Status::Ok();
   auto log = Logger("admin");
   log->info("pod={} container={}: CPU throttle {} us per {} us by {} ({}), lease until {}{}",
             r.pod_uid, r.container, r.quota_us, r.period_us, r.owner, r.reason, stored.expires_unix,

@@ -11,6 +11,7 @@
 // saw them when it first throttled), then the entry is forgotten.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -37,8 +38,15 @@ struct CpuThrottle {
   std::string reason;        // for operators: why ("cpu-usage: node 1.9 cores > 1.6")
   bool restoring = false;    // cleared or expired: the restore values are being written
 
-  // What the runtime should hold now: the throttle, or the restore values while restoring.
-  int64_t EffectiveQuota() const { return restoring ? restore_quota_us : quota_us; }
+  // What the runtime should hold now: the restore values while restoring, else the throttle,
+  // never above the container's own limit (a throttle only takes CPU away; an in-place resize
+  // may have lowered the limit below it).
+  int64_t EffectiveQuota() const {
+    if (restoring) return restore_quota_us;
+    if (restore_quota_us <= 0 || restore_period_us <= 0) return quota_us;
+    const int64_t own = restore_quota_us * period_us / restore_period_us;
+    return std::max(std::min(quota_us, own), kMinCpuQuotaUs);
+  }
   int64_t EffectivePeriod() const { return restoring ? restore_period_us : period_us; }
 
   friend bool operator==(const CpuThrottle&, const CpuThrottle&) = default;

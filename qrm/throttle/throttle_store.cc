@@ -131,8 +131,11 @@ StatusOr<int> ThrottleStore::Retain(const std::set<std::string>& pod_uids) {
 
 Status ThrottleStore::NoteKubeletLimit(const std::string& pod_uid, const std::string& container,
                                        int64_t quota_us, int64_t period_us) {
+  // 0 is "unchanged" in the CRI: an update of the cpuset alone (the kubelet's CPU manager)
+  // says nothing about the limit.
+  if (quota_us == 0 || quota_us < -1) return Status::Ok();
   const Key key{pod_uid, container};
-  const int64_t restore_quota = quota_us > 0 ? quota_us : -1;
+  const int64_t restore_quota = quota_us;
   const int64_t restore_period = period_us > 0 ? period_us : 100000;
   MutexLock lock(mu_);
   auto it = entries_.find(key);

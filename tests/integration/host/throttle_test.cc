@@ -71,6 +71,12 @@ TEST_CASE("a throttle reaches the runtime at once with the plugin's cpuset", "[t
   REQUIRE(readmitted.ok());
   CHECK(readmitted->update.resources.cpu_quota() == 30000);
   CHECK(readmitted->update.owned.contains(OciProperty::kCpuQuota));
+  // Renewing the lease with the same quota pushes nothing.
+  t.f.applier().clear();
+  auto renewed = SetCpuThrottle(*t.host, Throttle("p1", 30000));
+  REQUIRE(renewed.ok());
+  CHECK(renewed->state() == "applied");
+  CHECK(t.Pushes().empty());
   // A tick has nothing left to push.
   t.f.applier().clear();
   auto tick = t.host->reconciler().RunOnce();

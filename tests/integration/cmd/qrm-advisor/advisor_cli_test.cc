@@ -1,5 +1,6 @@
 // qrm-advisor as an operator runs it: synth writes a trace that replay reads back and scores
 // (text and JSON), bad flags and files fail with the exit codes and messages the help names.
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -97,9 +98,40 @@ TEST_CASE("the daemon refuses flags out of range, naming the flag and the value"
   DaemonFlagRefused({"--log-format", "xml"}, "log-format \"xml\"");
   DaemonFlagRefused({"--bucket", "600s", "--bucket-horizon", "3600s"},
                     "bucket: invalid value 600 s (at most the raw_horizon, 300 s)");
+  DaemonFlagRefused({"--guard-lease", "3s"},
+                    "guard-lease \"3s\": must be from 4s (4 x interval, renewed at half)");
+  DaemonFlagRefused({"--guard-stale-after", "0s"}, "guard-stale-after \"0s\"");
   const auto ok = testing::RunProcess({QRM_ADVISOR, "--check-config", "--stale-after", "5s"});
   INFO(ok.output);
   CHECK(ok.exit_code == 0);
+}
+
+// The daemon with a guard policy it cannot use: exit 2 before it serves anything.
+testing::ProcessResult StartWithPolicy(const testing::TempDir& dir, const std::string& policy) {
+  std::ofstream(dir.File("guard.json")) << policy;
+  return testing::RunProcess({QRM_ADVISOR, "--guard-policy", dir.File("guard.json"), "--state-dir",
+                              "", "--socket", dir.File("advisor.sock"), "--metrics-address", "",
+                              "--admin-socket", dir.File("admin.sock"), "--runtime-endpoint",
+                              "unix://" + dir.File("containerd.sock")});
+}
+
+TEST_CASE("the daemon refuses a guard policy it cannot use, naming the file and the key",
+          "[advisor][cli]") {
+  testing::TempDir dir;
+  const auto bad = StartWithPolicy(dir, R"({"objectiveEnsurances": [], "trottle": {}})");
+  INFO(bad.output);
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.output.find(dir.File("guard.json")) != std::string::npos);
+  CHECK(bad.output.find("trottle") != std::string::npos);
+  const char* home = std::getenv("HOME");
+  const bool has_cluster = std::getenv("KUBECONFIG") != nullptr ||
+                           std::ifstream(std::string(home ? home : "") + "/.kube/config").good();
+  if (has_cluster) return;  // this machine has a cluster configuration: api mode would start
+  const auto api = StartWithPolicy(dir, R"({"objectiveEnsurances": [{"name": "cpu", "metricRule":
+          {"name": "cpu_total_usage", "value": "90%"}}], "eviction": {"mode": "api"}})");
+  INFO(api.output);
+  CHECK(api.exit_code == 2);
+  CHECK(api.output.find("eviction mode api needs a cluster configuration") != std::string::npos);
 }
 
 }  // namespace

@@ -25,6 +25,10 @@ class FakeHost : public ThrottleTarget {
     held.set_container(t.container);
     held.set_quota_us(t.quota_us);
     held.set_period_us(t.period_us);
+    if (held.since_unix() == 0) {  // qrm-host keeps the first call's restore values
+      held.set_restore_quota_us(t.restore_quota_us);
+      held.set_restore_period_us(t.restore_period_us);
+    }
     if (held.since_unix() == 0) held.set_since_unix(++clock);
     return held;
   }
@@ -199,6 +203,46 @@ TEST_CASE("after a restart the guard takes back what qrm-host holds for it", "[g
   // Restore continues from there.
   for (int i = 0; i < 30 && !g.host->holds.empty(); ++i) g.Round(0.2, 0.1, 0.1);
   CHECK(g.host->holds.empty());
+}
+
+TEST_CASE("after a restart the pod's own limit comes from qrm-host, not the runtime", "[guard]") {
+  Guarded g;
+  // batch-a has a limit of 1.5 cores.
+  for (TrackedContainer& c : g.node.running) {
+    if (c.pod_name != "batch-a") continue;
+    c.cpu_quota_us = 150000;
+    c.cpu_period_us = 100000;
+    c.cpu_limit = 1.5;
+  }
+  g.Round(1.0, 1.5, 1.0);
+  g.Round(1.0, 1.5, 1.0);
+  REQUIRE(g.host->holds.size() == 1);
+  const int64_t quota = g.host->holds.begin()->second.quota_us();
+  CHECK(g.host->holds.begin()->second.restore_quota_us() == 150000);
+  // qrm-advisor restarts and the runtime now shows the throttle as the container's quota.
+  for (TrackedContainer& c : g.node.running) {
+    if (c.pod_name != "batch-a") continue;
+    c.cpu_quota_us = quota;
+    c.cpu_limit = static_cast<double>(quota) / 100000.0;
+  }
+  auto host = std::make_unique<FakeHost>();
+  host->holds = g.host->holds;
+  host->holds.begin()->second.set_state("restoring");  // qrm-host is giving it back: not taken
+  auto restoring = std::make_unique<FakeHost>();
+  restoring->holds = host->holds;
+  g.Make("dry-run", std::move(restoring));
+  g.Round(1.0, static_cast<double>(quota) / 100000.0, 0.9);
+  CHECK(g.runner->Snapshot().throttled.empty());
+  CHECK(g.host->sets.empty());
+  host->holds.begin()->second.set_state("applied");
+  g.Make("dry-run", std::move(host));
+  g.Round(1.0, static_cast<double>(quota) / 100000.0, 0.9);
+  const GuardSnapshot snap = g.runner->Snapshot();
+  REQUIRE(snap.throttled.contains("default/batch-a"));
+  CHECK(snap.throttled.at("default/batch-a").ceiling == Approx(1.5));
+  REQUIRE_FALSE(g.host->sets.empty());
+  CHECK(g.host->sets.front().quota_us == quota);
+  CHECK(g.host->sets.front().restore_quota_us == 150000);
 }
 
 TEST_CASE("without a node sample the guard touches nobody", "[guard]") {

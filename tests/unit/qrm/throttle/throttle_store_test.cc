@@ -80,7 +80,16 @@ TEST_CASE("the first restore values are kept across later calls", "[throttle]") 
   // The kubelet resizing the container in place is what a restore gives back.
   REQUIRE(f.store.NoteKubeletLimit("uid-1", "app", 300000, 100000).ok());
   CHECK(f.store.Get("uid-1", "app")->restore_quota_us == 300000);
-  REQUIRE(f.store.NoteKubeletLimit("uid-1", "app", 0, 100000).ok());
+  // A resize below the throttle: the container is held at its new limit, not above it.
+  REQUIRE(f.store.NoteKubeletLimit("uid-1", "app", 20000, 100000).ok());
+  CHECK(f.store.Get("uid-1", "app")->EffectiveQuota() == 20000);
+  ContainerUpdate update;
+  f.store.Overlay("uid-1", "app", &update);
+  CHECK(update.resources.cpu_quota() == 20000);
+  // An update of the cpuset alone (quota 0: unchanged in the CRI) leaves the limit alone.
+  REQUIRE(f.store.NoteKubeletLimit("uid-1", "app", 0, 0).ok());
+  CHECK(f.store.Get("uid-1", "app")->restore_quota_us == 20000);
+  REQUIRE(f.store.NoteKubeletLimit("uid-1", "app", -1, 100000).ok());
   CHECK(f.store.Get("uid-1", "app")->restore_quota_us == -1);
 }
 
