@@ -1,5 +1,6 @@
 #include "testing/e2e/cri_client.h"
 
+#include <charconv>
 #include <fstream>
 #include <sstream>
 
@@ -247,35 +248,37 @@ StatusOr<std::string> CriClient::ExecSync(const std::string& container_id,
   return result->stdout_text;
 }
 
-StatusOr<int64_t> CriClient::ContainerCgroupCpuQuota(const std::string& container_id) {
+StatusOr<std::string> CriClient::ContainerCgroupFile(const std::string& container_id,
+                                                     const std::string& controller,
+                                                     const std::string& name) {
   StatusOr<ContainerRuntimeInfo> info = ContainerInfo(container_id);
   if (!info.ok()) return info.status();
   if (info->pid <= 0) return FailedPreconditionError("container " + container_id + " has no pid");
-  StatusOr<std::string> cgroup = ProcessCgroup(static_cast<pid_t>(info->pid), "cpu");
+  StatusOr<std::string> cgroup = ProcessCgroup(static_cast<pid_t>(info->pid), controller);
   if (!cgroup.ok()) return cgroup.status();
-  const std::string mount = CgroupV1Mount("cpu");
-  if (mount.empty()) return NotFoundError("no cgroup v1 cpu hierarchy is mounted");
-  const std::string file = mount + *cgroup + "/cpu.cfs_quota_us";
-  std::ifstream in(file);
-  int64_t quota = 0;
-  if (!(in >> quota)) return NotFoundError("cannot read " + file);
-  return quota;
-}
-
-StatusOr<std::string> CriClient::ContainerCgroupCpus(const std::string& container_id) {
-  StatusOr<ContainerRuntimeInfo> info = ContainerInfo(container_id);
-  if (!info.ok()) return info.status();
-  if (info->pid <= 0) return FailedPreconditionError("container " + container_id + " has no pid");
-  StatusOr<std::string> cgroup = ProcessCgroup(static_cast<pid_t>(info->pid), "cpuset");
-  if (!cgroup.ok()) return cgroup.status();
-  const std::string mount = CgroupV1Mount("cpuset");
-  if (mount.empty()) return NotFoundError("no cgroup v1 cpuset hierarchy is mounted");
-  const std::string file = mount + *cgroup + "/cpuset.cpus";
+  const std::string mount = CgroupV1Mount(controller);
+  if (mount.empty()) return NotFoundError("no cgroup v1 " + controller + " hierarchy is mounted");
+  const std::string file = mount + *cgroup + "/" + name;
   std::ifstream in(file);
   if (!in) return NotFoundError("cannot open " + file);
   std::ostringstream text;
   text << in.rdbuf();
   return Trim(text.str());
+}
+
+StatusOr<int64_t> CriClient::ContainerCgroupCpuQuota(const std::string& container_id) {
+  QRM_ASSIGN_OR_RETURN(const std::string text,
+                       ContainerCgroupFile(container_id, "cpu", "cpu.cfs_quota_us"));
+  int64_t quota = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), quota);
+  if (error != std::errc() || end != text.data() + text.size()) {
+    return NotFoundError("cpu.cfs_quota_us of container " + container_id + ": \"" + text + "\"");
+  }
+  return quota;
+}
+
+StatusOr<std::string> CriClient::ContainerCgroupCpus(const std::string& container_id) {
+  return ContainerCgroupFile(container_id, "cpuset", "cpuset.cpus");
 }
 
 Status CriClient::StopAndRemoveContainer(const std::string& container_id) {

@@ -123,6 +123,10 @@ class CriClient {
   Status RemoveEverything();
 
  private:
+  // `name` in the container's cgroup v1 `controller` hierarchy (found through its init process),
+  // trimmed.
+  StatusOr<std::string> ContainerCgroupFile(const std::string& container_id,
+                                            const std::string& controller, const std::string& name);
   Options options_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<cri::RuntimeService::Stub> runtime_;

@@ -15,7 +15,7 @@
 #include "api/advisor_v1.grpc.pb.h"
 #include "common/cpu_set.h"
 #include "common/id_list.h"
-#include "tests/e2e/host/node_fixture.h"
+#include "tests/e2e/advisor/advisor_fixture.h"
 
 namespace qrm::e2e {
 namespace {
@@ -24,52 +24,6 @@ namespace av = ::qrm::advisor::v1;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 using Clock = std::chrono::steady_clock;
-
-// testing::WaitFor polling at 10/s instead of 100/s: on a 2-CPU machine the test's own polls
-// must not take the CPU the spinning containers are measured on.
-bool WaitSlowly(const std::function<bool()>& condition, milliseconds timeout) {
-  return testing::WaitFor(
-      [&] {
-        std::this_thread::sleep_for(milliseconds(90));
-        return condition();
-      },
-      timeout);
-}
-
-// qrm-advisor for `node`, with `extra` flags after the defaults.
-std::unique_ptr<testing::ChildProcess> StartAdvisor(NodeFixture& node,
-                                                    std::vector<std::string> extra) {
-  std::vector<std::string> argv = {QRM_ADVISOR,
-                                   "--runtime-endpoint",
-                                   "unix://" + node.containerd().socket(),
-                                   "--admin-socket",
-                                   node.AdminSocket(),
-                                   "--socket",
-                                   node.File("advisor.sock"),
-                                   "--state-dir",
-                                   node.File("state-advisor"),
-                                   "--metrics-address",
-                                   "",
-                                   "--inventory-period",
-                                   "1s",
-                                   "--log-level",
-                                   "debug"};
-  argv.insert(argv.end(), extra.begin(), extra.end());
-  return std::make_unique<testing::ChildProcess>(argv, node.File("qrm-advisor.log"));
-}
-
-std::unique_ptr<av::Advisor::Stub> AdvisorStub(NodeFixture& node) {
-  return av::Advisor::NewStub(
-      grpc::CreateChannel("unix:" + node.File("advisor.sock"), grpc::InsecureChannelCredentials()));
-}
-
-std::optional<av::GetUsageResponse> Usage(av::Advisor::Stub& stub) {
-  grpc::ClientContext ctx;
-  ctx.set_deadline(std::chrono::system_clock::now() + seconds(5));
-  av::GetUsageResponse r;
-  if (!stub.GetUsage(&ctx, {}, &r).ok()) return std::nullopt;
-  return r;
-}
 
 std::optional<av::GetPredictionResponse> Prediction(av::Advisor::Stub& stub) {
   grpc::ClientContext ctx;
@@ -88,13 +42,6 @@ const av::ContainerUsage* FindContainer(const av::GetUsageResponse& r, const std
     }
   }
   return nullptr;
-}
-
-ContainerSpec Spinner(const std::string& name) {
-  ContainerSpec spec;
-  spec.name = name;
-  spec.command = {"sh", "-c", "while :; do :; done"};
-  return spec;
 }
 
 // The container's cpuacct cgroup as the container's own /proc/self/cgroup names it (cgroup

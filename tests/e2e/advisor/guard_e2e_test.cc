@@ -13,7 +13,7 @@
 
 #include "api/admin_v1.grpc.pb.h"
 #include "api/advisor_v1.grpc.pb.h"
-#include "tests/e2e/host/node_fixture.h"
+#include "tests/e2e/advisor/advisor_fixture.h"
 
 namespace qrm::e2e {
 namespace {
@@ -23,22 +23,6 @@ namespace adm = ::qrm::admin::v1;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 using Clock = std::chrono::steady_clock;
-
-bool WaitSlowly(const std::function<bool()>& condition, milliseconds timeout) {
-  return testing::WaitFor(
-      [&] {
-        std::this_thread::sleep_for(milliseconds(200));
-        return condition();
-      },
-      timeout);
-}
-
-ContainerSpec Spinner(const std::string& name) {
-  ContainerSpec spec;
-  spec.name = name;
-  spec.command = {"sh", "-c", "while :; do :; done"};
-  return spec;
-}
 
 // The container's cpu.cfs_quota_us (-1: none), read on the host; 0 when it cannot be read.
 int64_t Quota(CriClient& cri, const std::string& id) {
@@ -61,41 +45,11 @@ struct GuardNode {
   std::string policy = node.File("guard.json");
 
   void StartAdvisor() {
-    advisor = std::make_unique<testing::ChildProcess>(
-        std::vector<std::string>{QRM_ADVISOR,
-                                 "--runtime-endpoint",
-                                 "unix://" + node.containerd().socket(),
-                                 "--admin-socket",
-                                 node.AdminSocket(),
-                                 "--socket",
-                                 node.File("advisor.sock"),
-                                 "--state-dir",
-                                 node.File("state-advisor"),
-                                 "--metrics-address",
-                                 "",
-                                 "--inventory-period",
-                                 "1s",
-                                 "--pool-control-file",
-                                 "",
-                                 "--guard-policy",
-                                 policy,
-                                 "--guard-lease",
-                                 "30s",
-                                 "--log-level",
-                                 "debug"},
-        node.File("qrm-advisor.log"));
-  }
-  std::optional<av::GetUsageResponse> Usage() {
-    auto stub = av::Advisor::NewStub(grpc::CreateChannel("unix:" + node.File("advisor.sock"),
-                                                         grpc::InsecureChannelCredentials()));
-    grpc::ClientContext ctx;
-    ctx.set_deadline(std::chrono::system_clock::now() + seconds(5));
-    av::GetUsageResponse r;
-    if (!stub->GetUsage(&ctx, {}, &r).ok()) return std::nullopt;
-    return r;
+    advisor = e2e::StartAdvisor(
+        node, {"--pool-control-file", "", "--guard-policy", policy, "--guard-lease", "30s"});
   }
   std::optional<double> NodeCpu() {
-    auto r = Usage();
+    auto r = e2e::Usage(*AdvisorStub(node));
     if (!r || r->node().cpu().samples() == 0) return std::nullopt;
     return r->node().cpu().latest();
   }
