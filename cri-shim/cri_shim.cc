@@ -31,7 +31,7 @@ struct CriShim::Parts {
         channels(runtime, image, options.max_message_bytes),
         applier(options, index, counters),
         view(options),
-        interceptors(options, host, index, applier, counters),
+        interceptors(options, host, index, counters),
         pool(options.admission_threads),
         deps{methods, channels, counters, interceptors, pool},
         unary_service(deps),

@@ -111,8 +111,8 @@ std::optional<Answer> Interceptors::RefuseUndecodable(Intercept kind, const Inte
 }
 
 Interceptors::Interceptors(const ShimOptions& options, host::Host& host, RuntimeIndex& index,
-                           host::RuntimeApplier& applier, ShimCounters& counters)
-    : options_(options), host_(host), index_(index), applier_(applier), counters_(counters) {}
+                           ShimCounters& counters)
+    : options_(options), host_(host), index_(index), counters_(counters) {}
 
 Answer Interceptors::Handle(Intercept kind, InterceptedCall& call) {
   PhaseClock clock(phases_, kind, call.received());
@@ -380,11 +380,17 @@ size_t Interceptors::created_not_started() const {
 }
 
 uint64_t Interceptors::ReapplyIfChanged(const ContainerKey& key, uint64_t sent, const char* when) {
-  auto now = host_.admission().CurrentUpdate(key.pod_uid, key.name);
-  if (!now.ok()) return sent;
-  const uint64_t now_fingerprint = host::Fingerprint(*now);
-  if (now_fingerprint == sent) return sent;
-  Status s = applier_.Apply(key.pod_uid, key.name, *now);
+  uint64_t now_fingerprint = sent;
+  bool changed = false;
+  // Through the host's writer: a reconcile write or a throttle push of newer values cannot
+  // land between this read and this write.
+  Status s = host_.reconciler().writer().WriteCurrent(key.pod_uid, key.name,
+                                                      [&](const host::ContainerUpdate& now) {
+                                                        now_fingerprint = host::Fingerprint(now);
+                                                        changed = now_fingerprint != sent;
+                                                        return changed;
+                                                      });
+  if (!changed) return sent;
   if (s.ok()) {
     Logger("cri-shim")
         ->info("pod={} container={}: qrm's fields changed {}; sent the newest", key.pod_uid,

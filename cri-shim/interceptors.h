@@ -58,9 +58,10 @@ namespace qrm::shim {
 
 class Interceptors {
  public:
-  // `applier` re-sends qrm's fields when they change during a kubelet update.
+  // `host` must be started before the first call (its writer re-sends qrm's fields when
+  // they change during a kubelet update).
   Interceptors(const ShimOptions& options, host::Host& host, RuntimeIndex& index,
-               host::RuntimeApplier& applier, ShimCounters& counters);
+               ShimCounters& counters);
 
   // Handles an intercepted method other than RunPodSandbox. May block: runs on the pool.
   Answer Handle(Intercept kind, InterceptedCall& call);
@@ -103,7 +104,6 @@ class Interceptors {
   const ShimOptions& options_;
   host::Host& host_;
   RuntimeIndex& index_;
-  host::RuntimeApplier& applier_;
   ShimCounters& counters_;
   // The shim's own per-pod locks (Admission locks its own per call; sharing them would
   // deadlock, since the shim calls Admission while holding the pod).

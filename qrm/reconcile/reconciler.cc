@@ -12,11 +12,11 @@ Reconciler::Reconciler(PluginRegistry& registry, StateStore& state, Admission& a
     : registry_(registry),
       state_(state),
       admission_(admission),
-      applier_(applier),
       view_(view),
       workers_(workers),
       rpc_timeout_(rpc_timeout),
-      throttle_pusher_(admission, applier) {}
+      writer_(admission, applier),
+      throttle_pusher_(admission, writer_) {}
 
 std::vector<Reconciler::Polled> Reconciler::PollPlugins(ReconcileStats& stats) {
   auto log = Logger("reconcile");
@@ -213,12 +213,16 @@ void Reconciler::ApplyPending(ReconcileStats& stats) {
     const auto& [uid, name] = it->first;
     // From the checkpoint as it is now: the rebuild may have stored a container directly
     // (an adoption) besides the changes above.
-    StatusOr<ContainerUpdate> update = admission_.CurrentUpdate(uid, name);
-    if (!update.ok()) {  // container gone meanwhile
+    bool held = false;
+    const Status s = writer_.WriteCurrent(uid, name, [&](const ContainerUpdate&) {
+      held = true;
+      return true;
+    });
+    if (!held) {  // container gone meanwhile
       it = pending_apply_.erase(it);
       continue;
     }
-    if (Status s = applier_.Apply(uid, name, *update); !s.ok()) {
+    if (!s.ok()) {
       if (it->second && s.code() == StatusCode::kNotFound) {
         // A re-apply after a restart for a container never created: its CreateContainer
         // (re-admitted from the checkpoint) carries the fields.

@@ -77,6 +77,7 @@
 
 #include "common/mutex.h"
 #include "qrm/admission/admission.h"
+#include "qrm/reconcile/container_writer.h"
 #include "qrm/reconcile/rebuild.h"
 #include "qrm/reconcile/release_claims.h"
 #include "qrm/reconcile/runtime.h"
@@ -124,6 +125,8 @@ class Reconciler {
   ReleaseClaims& release_claims() { return claims_; }
   // Pushes the host's CPU throttles (the admin API pushes a changed one at once).
   ThrottlePusher& throttle_pusher() { return throttle_pusher_; }
+  // Every write of a running container's owned fields goes through it (container_writer.h).
+  ContainerWriter& writer() { return writer_; }
 
   // Per-container entries the reconciler keeps between ticks (replays to retry, applies
   // pending, skipped resources answered empty). Bounded by the containers the runtime still
@@ -196,10 +199,10 @@ class Reconciler {
   PluginRegistry& registry_;
   StateStore& state_;
   Admission& admission_;
-  RuntimeApplier& applier_;
   RuntimeView* view_;
   boost::asio::thread_pool& workers_;
   const std::chrono::milliseconds rpc_timeout_;
+  ContainerWriter writer_;
   ThrottlePusher throttle_pusher_;
 
   Mutex mu_;  // one tick at a time; guards what ticks keep between them

@@ -48,16 +48,18 @@ void RecordTick(const ThrottleTickStats& stats, size_t held) {
 Status ThrottlePusher::Push(const ThrottleStore::Key& key) {
   ThrottleStore* store = admission_.throttles();
   if (store == nullptr) return Status::Ok();
-  MutexLock lock(mu_);
-  return PushLocked(*store, key);
+  return PushTo(*store, key);
 }
 
-Status ThrottlePusher::PushLocked(ThrottleStore& store, const ThrottleStore::Key& key) {
-  auto update = admission_.CurrentUpdate(key.first, key.second);
-  if (!update.ok()) return update.status();
-  if (!update->owned.contains(OciProperty::kCpuQuota)) return Status::Ok();  // no throttle
-  QRM_RETURN_IF_ERROR(applier_.Apply(key.first, key.second, *update));
-  return store.Applied(key, update->resources.cpu_quota(), update->resources.cpu_period());
+Status ThrottlePusher::PushTo(ThrottleStore& store, const ThrottleStore::Key& key) {
+  return writer_.WriteCurrent(
+      key.first, key.second,
+      [](const ContainerUpdate& update) {
+        return update.owned.contains(OciProperty::kCpuQuota);  // else: no throttle
+      },
+      [&](const ContainerUpdate& written) {
+        return store.Applied(key, written.resources.cpu_quota(), written.resources.cpu_period());
+      });
 }
 
 ThrottleTickStats ThrottlePusher::Tick(const PodResources& pods) {
@@ -76,9 +78,8 @@ ThrottleTickStats ThrottlePusher::Tick(const PodResources& pods) {
   } else {
     log->error("cannot forget the throttles of gone containers: {}", forgotten.status().message());
   }
-  MutexLock lock(mu_);
   for (const ThrottleStore::Key& key : store->Pending()) {
-    if (Status s = PushLocked(*store, key); !s.ok()) {
+    if (Status s = PushTo(*store, key); !s.ok()) {
       ++stats.push_failures;
       log->warn("pod={} container={}: throttle push failed, retrying next tick: {}", key.first,
                 key.second, s.message());

@@ -5,16 +5,15 @@
 // pending (a failed push, the entries loaded at start, restores).
 //
 // A push sends the container's whole current owned fields (Admission::CurrentUpdate, which
-// includes the throttle), so it never undoes a plugin's cpuset. Pushes are serialized: two
-// pushes of one container cannot reach the runtime in the reverse order of their reads.
+// includes the throttle) through the ContainerWriter, so it never undoes a plugin's cpuset and
+// is never overtaken by a reconcile write that read older values.
 #pragma once
 
 #include <string>
 
-#include "common/mutex.h"
 #include "common/status.h"
 #include "qrm/admission/admission.h"
-#include "qrm/reconcile/runtime.h"
+#include "qrm/reconcile/container_writer.h"
 #include "qrm/state/pod_resources.h"
 #include "qrm/throttle/throttle_store.h"
 
@@ -29,8 +28,8 @@ struct ThrottleTickStats {
 
 class ThrottlePusher {
  public:
-  ThrottlePusher(Admission& admission, RuntimeApplier& applier)
-      : admission_(admission), applier_(applier) {}
+  ThrottlePusher(Admission& admission, ContainerWriter& writer)
+      : admission_(admission), writer_(writer) {}
 
   // Pushes one container's current fields; OK if it holds no throttle. On failure the entry
   // stays pending for the next tick.
@@ -39,11 +38,10 @@ class ThrottlePusher {
   ThrottleTickStats Tick(const PodResources& pods);
 
  private:
-  Status PushLocked(ThrottleStore& store, const ThrottleStore::Key& key) QRM_REQUIRES(mu_);
+  Status PushTo(ThrottleStore& store, const ThrottleStore::Key& key);
 
   Admission& admission_;
-  RuntimeApplier& applier_;
-  Mutex mu_;  // one push at a time (see the header comment); guards no member
+  ContainerWriter& writer_;
 };
 
 }  // namespace qrm::host

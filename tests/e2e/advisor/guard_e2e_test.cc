@@ -30,11 +30,13 @@ int64_t Quota(CriClient& cri, const std::string& id) {
   return quota.ok() ? *quota : 0;
 }
 
+// The throttled node sits a few hundredths below the watermark; a restore margin of 0.25 keeps
+// sampling noise (processes killed and restarted on 2 cores) from starting the restore early.
 std::string Policy(double watermark) {
   return fmt::format(R"({{"objectiveEnsurances": [
       {{"name": "cpu-usage", "metricRule": {{"name": "cpu_total_usage", "value": {:.2f}}},
         "actionName": "throttle", "avoidanceThreshold": 2, "restoreThreshold": 3,
-        "restoreMargin": 0.1}}],
+        "restoreMargin": 0.25}}],
     "throttle": {{"stepCPURatio": 10, "minCPURatio": 10, "belowRequest": true}}}})",
                      watermark);
 }
@@ -141,14 +143,36 @@ TEST_CASE("the guard throttles the fewest reclaimed pods and restores them when 
   // checkpoint says.
   g.node.KillHost();
   g.node.StartHost();
+  // The guard may retighten, or throttle the other pod too, while the node settles (restarts
+  // load its 2 cores): the runtime must hold whatever qrm-host holds, and the first pod stays
+  // throttled. A push in flight is the only moment they may differ.
+  std::string mismatch;
+  auto runtime_follows_host = [&] {
+    const auto now = g.Throttles();
+    mismatch = fmt::format("qrm-host holds {} throttle(s)", now.size());
+    bool first_held = false, all_follow = true;
+    for (const adm::CpuThrottle& t : now) {
+      const int i = t.pod_uid() == "burn-a-uid" ? 0 : 1;
+      const int64_t runtime = Quota(shim, ids[i]);
+      mismatch += fmt::format("; {}: {} us ({}), runtime {}", t.pod_uid(), t.quota_us(), t.state(),
+                              runtime);
+      first_held |= i == throttled;
+      all_follow &= runtime == t.quota_us();
+    }
+    return first_held && all_follow;
+  };
+  auto check_runtime_follows_host = [&] {
+    const bool followed = WaitSlowly(runtime_follows_host, seconds(5));
+    INFO(mismatch << "\n" << g.Logs());
+    CHECK(followed);
+  };
   REQUIRE(g.node.WaitPluginsHealthy(3));
-  CHECK(g.Throttles().size() == 1);
-  CHECK(Quota(shim, ids[throttled]) == held[0].quota_us());
+  check_runtime_follows_host();
   g.node.KillPlugin("cpu");
   g.node.StartPlugin("cpu", {"--reclaimed-pool-size", "0"});
   REQUIRE(g.node.WaitPluginsHealthy(3));
   std::this_thread::sleep_for(seconds(3));  // re-registration replay and reconcile ticks
-  CHECK(Quota(shim, ids[throttled]) == g.Throttles().at(0).quota_us());
+  check_runtime_follows_host();
   g.advisor->Kill(SIGKILL);
   g.StartAdvisor();
   REQUIRE(WaitSlowly(
@@ -159,7 +183,7 @@ TEST_CASE("the guard throttles the fewest reclaimed pods and restores them when 
       seconds(30)));
   CHECK(Quota(shim, ids[throttled]) > 0);
 
-  // The load stops: the other spinner goes; after 3 samples below watermark - 0.1 the quota is
+  // The load stops: the other spinner goes; after 3 samples below watermark - 0.25 the quota is
   // raised in steps and then lifted.
   REQUIRE(shim.StopAndRemovePod(pods[other]).ok());
   const bool restored = WaitSlowly([&] { return Quota(shim, ids[throttled]) == -1; }, seconds(90));

@@ -3,11 +3,13 @@
 #pragma once
 
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -29,8 +31,14 @@ class RecordingApplier : public RuntimeApplier {
  public:
   Status Apply(const std::string& uid, const std::string& container,
                const ContainerUpdate& update) override {
+    std::function<void()> hook;
+    {
+      std::lock_guard lock(mu_);
+      hook = std::exchange(before_next_, nullptr);
+    }
+    if (hook) hook();  // outside the lock: other writes may race this one meanwhile
     std::lock_guard lock(mu_);
-    calls_.push_back({uid, container, update});
+    calls_.push_back({uid, container, update});  // in the order the writes land
     if (missing_.contains(uid)) return NotFoundError("no such container (test)");
     return fail_ ? UnavailableError("runtime down (test)") : Status::Ok();
   }
@@ -52,11 +60,17 @@ class RecordingApplier : public RuntimeApplier {
     calls_.clear();
   }
   void set_fail(bool fail) { fail_ = fail; }
+  // Runs `hook` inside the next Apply, before that write lands (a test holds it there).
+  void set_before_next(std::function<void()> hook) {
+    std::lock_guard lock(mu_);
+    before_next_ = std::move(hook);
+  }
 
  private:
   std::mutex mu_;
   std::vector<Call> calls_;
   std::set<std::string> missing_;
+  std::function<void()> before_next_;
   bool fail_ = false;
 };
 

@@ -1,6 +1,7 @@
 // The host's CPU throttles (the watermark guard's quotas) against a real plugin process: the
 // admin calls push at once, every update of the container keeps the quota, restores write the
 // old quota back, and a restart, a failed push or an expired lease leave nothing behind.
+#include <future>
 #include <thread>
 
 #include "qrm/admin/throttle_calls.h"
@@ -119,6 +120,38 @@ TEST_CASE("a failed push stays pending until a tick gets it through", "[throttle
   REQUIRE_FALSE(t.Pushes().empty());
   CHECK(t.Pushes()[0].update.resources.cpu_quota() == 30000);
   CHECK(ListCpuThrottles(*t.host).throttles(0).state() == "applied");
+}
+
+// The class of bug: two writers of one container, each reading the current fields and then
+// writing them. A reconcile write that read the old quota must not land after the throttle
+// push that read the new one, or the runtime keeps the old quota while the host calls the new
+// one applied (and never pushes it again).
+TEST_CASE("a reconcile write of older values never lands after a newer throttle push",
+          "[throttle]") {
+  ThrottleFixture t;
+  REQUIRE(SetCpuThrottle(*t.host, Throttle("p1", 50000)).ok());
+  std::promise<void> entered, release;
+  std::shared_future<void> released = release.get_future().share();
+  t.f.applier().set_before_next([&entered, released] {
+    entered.set_value();
+    released.wait();
+  });
+  t.f.applier().clear();
+  // The tick re-applies p1/c0 (read: quota 50000) and is held inside its write.
+  t.host->reconciler().QueueReapply(t.host->state().Snapshot());
+  std::thread tick([&] { CHECK(t.host->reconciler().RunOnce().ok()); });
+  entered.get_future().wait();
+  std::thread guard([&] { CHECK(SetCpuThrottle(*t.host, Throttle("p1", 30000)).ok()); });
+  // Without one writer the guard's push lands now, and the tick's older write after it.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  release.set_value();
+  tick.join();
+  guard.join();
+  const auto pushes = t.Pushes();
+  REQUIRE_FALSE(pushes.empty());
+  CHECK(pushes.back().update.resources.cpu_quota() == 30000);
+  CHECK(pushes.back().update.resources.cpuset_cpus() == "0-3");
+  CHECK(ListCpuThrottles(*t.host).throttles(0).quota_us() == 30000);
 }
 
 TEST_CASE("throttles survive a host restart and are pushed once", "[throttle]") {
