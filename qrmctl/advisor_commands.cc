@@ -1,5 +1,5 @@
-// qrmctl usage / prediction / guard: what qrm-advisor measured, predicts and guards, read over
-// its socket (api/advisor_v1.proto).
+// qrmctl usage / prediction / guard / nodemetric: what qrm-advisor measured, predicts, guards
+// and reports, read over its socket (api/advisor_v1.proto).
 #include <chrono>
 #include <cstdio>
 #include <iterator>
@@ -9,6 +9,8 @@
 #include <grpcpp/grpcpp.h>
 
 #include "api/advisor_v1.grpc.pb.h"
+#include "cluster/objects/meta_time.h"
+#include "cluster/objects/node_metric_json.h"
 #include "qrmctl/commands.h"
 #include "qrmctl/output.h"
 
@@ -160,7 +162,78 @@ void PrintGuard(const av::GetGuardResponse& r) {
   }
 }
 
+std::string Usage(const cluster::ResourceMap& m) {
+  std::string out;
+  for (const auto& [name, q] : m.resources) {
+    out += fmt::format("{}{}={}", out.empty() ? "" : " ", name, q.ToString());
+  }
+  return out.empty() ? "-" : out;
+}
+
+void PrintNodeMetricSummary(const cluster::NodeMetric& m) {
+  const cluster::NodeMetricStatus& s = m.status;
+  std::printf("updated %s\n", s.update_time ? cluster::FormatTime(*s.update_time).c_str() : "-");
+  if (s.node_metric) {
+    std::printf("node usage    %s\n", Usage(s.node_metric->node_usage).c_str());
+    std::printf("system usage  %s\n", Usage(s.node_metric->system_usage).c_str());
+    for (const cluster::AggregatedUsage& a : s.node_metric->aggregated_node_usages) {
+      for (const auto& [type, usage] : a.usage) {
+        std::printf("node %-3s %-6s %s\n", type.c_str(),
+                    cluster::FormatDuration(a.duration_ns).c_str(), Usage(usage).c_str());
+      }
+    }
+  }
+  if (s.prod_reclaimable_metric) {
+    std::printf("prod reclaimable  %s\n", Usage(*s.prod_reclaimable_metric).c_str());
+  }
+  if (s.prod_peak_metric) std::printf("prod peak         %s\n", Usage(*s.prod_peak_metric).c_str());
+  std::printf("%zu pod(s)\n", s.pods_metric.size());
+  for (const cluster::PodMetricInfo& p : s.pods_metric) {
+    std::printf("  %s/%s  %s %s  %s\n", p.namespace_.c_str(), p.name.c_str(), p.priority.c_str(),
+                p.qos.c_str(), Usage(p.pod_usage).c_str());
+  }
+}
+
 }  // namespace
+
+int CmdNodeMetric(const GlobalOptions& g) {
+  av::GetNodeMetricResponse r;
+  grpc::ClientContext ctx;
+  SetDeadline(ctx);
+  if (grpc::Status s = Stub(g)->GetNodeMetric(&ctx, {}, &r); !s.ok()) return Fail(Explain(g, s));
+  if (r.json().empty()) {
+    return Fail(UnavailableError(fmt::format(
+        "node {}: no NodeMetric yet (qrm-advisor has not sampled the node)", r.node_name())));
+  }
+  if (g.output == "json") {
+    std::printf("%s\n", r.json().c_str());  // the object itself, as the API server holds it
+    return 0;
+  }
+  auto m = cluster::DecodeNodeMetric(r.json());
+  if (!m.ok()) return Fail(m.status());
+  std::printf("NodeMetric %s: ", r.node_name().c_str());
+  if (!r.publishing()) {
+    std::puts("served locally (qrm-advisor runs without --publish-node-report)");
+  } else {
+    std::printf(
+        "%llu write(s), %llu failed, %llu conflict(s) retried, last written %s\n",
+        static_cast<unsigned long long>(r.writes_ok()),
+        static_cast<unsigned long long>(r.writes_failed()),
+        static_cast<unsigned long long>(r.conflicts()),
+        r.last_written_unix() ? cluster::FormatTime(r.last_written_unix()).c_str() : "never");
+    if (!r.last_error().empty()) std::printf("last error: %s\n", r.last_error().c_str());
+    std::printf(
+        "NodeResourceTopology: %llu write(s), %llu failed%s%s\n",
+        static_cast<unsigned long long>(r.topology_writes_ok()),
+        static_cast<unsigned long long>(r.topology_writes_failed()),
+        r.topology_last_error().empty() ? "" : ", last error: ", r.topology_last_error().c_str());
+  }
+  if (!r.topology_error().empty()) {
+    std::printf("topology not built: %s\n", r.topology_error().c_str());
+  }
+  PrintNodeMetricSummary(*m);
+  return 0;
+}
 
 int CmdGuard(const GlobalOptions& g) {
   av::GetGuardResponse r;

@@ -28,5 +28,6 @@ int CmdUsage(const GlobalOptions& g, int64_t window_seconds, const std::string& 
 int CmdPrediction(const GlobalOptions& g);
 // The watermark guard: ensurances, throttled pods, recent actions (qrm-advisor).
 int CmdGuard(const GlobalOptions& g);
+int CmdNodeMetric(const GlobalOptions& g);
 
 }  // namespace qrm::ctl

@@ -37,7 +37,8 @@ constexpr const char* kUsage =
     "  checkpoint show FILE          print a checkpoint's data (offline)\n"
     "  usage [--window D] [POD]      measured usage: latest sample, or avg/p95/max over D\n"
     "  prediction                    predicted peaks per node, class and pod; pool sizes\n"
-    "  guard                         watermark guard: ensurances, throttled pods, actions\n";
+    "  guard                         watermark guard: ensurances, throttled pods, actions\n"
+    "  nodemetric                    the NodeMetric this node reports (-o json: the object)\n";
 
 int Usage(const po::options_description& desc, const std::string& error) {
   if (!error.empty()) std::fprintf(stderr, "qrmctl: %s\n", error.c_str());
@@ -123,6 +124,7 @@ int main(int argc, char** argv) {
   }
   if (cmd == "prediction" && args.size() == 1) return qrm::ctl::CmdPrediction(g);
   if (cmd == "guard" && args.size() == 1) return qrm::ctl::CmdGuard(g);
+  if (cmd == "nodemetric" && args.size() == 1) return qrm::ctl::CmdNodeMetric(g);
   if (cmd == "checkpoint" && args.size() == 3 && (args[1] == "verify" || args[1] == "show")) {
     return qrm::ctl::CmdCheckpoint(g, args[1], args[2]);
   }

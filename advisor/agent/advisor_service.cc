@@ -187,8 +187,9 @@ v1::GetPredictionResponse BuildPrediction(const Agent& agent, int64_t now,
 
 class AdvisorServer::Service final : public v1::Advisor::Service {
  public:
-  Service(const Agent& agent, std::string control_file, const GuardRunner* guard)
-      : agent_(agent), control_file_(std::move(control_file)), guard_(guard) {}
+  Service(const Agent& agent, std::string control_file, const GuardRunner* guard,
+          const NodeReporter* reporter)
+      : agent_(agent), control_file_(std::move(control_file)), guard_(guard), reporter_(reporter) {}
 
   grpc::Status GetUsage(grpc::ServerContext*, const v1::GetUsageRequest* request,
                         v1::GetUsageResponse* response) override {
@@ -213,16 +214,40 @@ class AdvisorServer::Service final : public v1::Advisor::Service {
     return grpc::Status::OK;
   }
 
+  grpc::Status GetNodeMetric(grpc::ServerContext*, const v1::GetNodeMetricRequest*,
+                             v1::GetNodeMetricResponse* response) override {
+    if (reporter_ == nullptr) {
+      return grpc::Status(grpc::StatusCode::UNAVAILABLE, "this qrm-advisor builds no node report");
+    }
+    response->set_node_name(reporter_->node_name());
+    response->set_json(reporter_->Json());
+    response->set_publishing(reporter_->publishing());
+    const NodeReporterCounters c = reporter_->counters();
+    response->set_writes_ok(c.node_metric.ok);
+    response->set_writes_failed(c.node_metric.failed);
+    response->set_conflicts(c.node_metric.conflicts + c.topology.conflicts);
+    response->set_last_error(c.node_metric.last_error);
+    response->set_last_written_unix(c.node_metric.last_written);
+    response->set_topology_json(reporter_->TopologyJson());
+    response->set_topology_error(reporter_->topology_error());
+    response->set_topology_writes_ok(c.topology.ok);
+    response->set_topology_writes_failed(c.topology.failed);
+    response->set_topology_last_error(c.topology.last_error);
+    return grpc::Status::OK;
+  }
+
  private:
   const Agent& agent_;
   const std::string control_file_;
   const GuardRunner* guard_;
+  const NodeReporter* reporter_;
 };
 
 AdvisorServer::AdvisorServer(AdvisorServerOptions options, const Agent& agent,
-                             std::string control_file, const GuardRunner* guard)
+                             std::string control_file, const GuardRunner* guard,
+                             const NodeReporter* reporter)
     : options_(std::move(options)),
-      service_(std::make_unique<Service>(agent, std::move(control_file), guard)) {}
+      service_(std::make_unique<Service>(agent, std::move(control_file), guard, reporter)) {}
 
 AdvisorServer::~AdvisorServer() {
   Stop();

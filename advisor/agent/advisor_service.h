@@ -7,6 +7,7 @@
 
 #include "advisor/agent/agent.h"
 #include "advisor/agent/guard_runner.h"
+#include "advisor/agent/node_reporter.h"
 #include "api/advisor_v1.pb.h"
 #include "common/grpc/peer_checked_listener.h"
 #include "common/status.h"
@@ -32,9 +33,10 @@ v1::GetPredictionResponse BuildPrediction(const Agent& agent, int64_t now,
 
 class AdvisorServer {
  public:
-  // `guard` may be null (no --guard-policy); it must outlive the server.
+  // `guard` may be null (no --guard-policy), and `reporter` (no node report); both must
+  // outlive the server.
   AdvisorServer(AdvisorServerOptions options, const Agent& agent, std::string control_file,
-                const GuardRunner* guard = nullptr);
+                const GuardRunner* guard = nullptr, const NodeReporter* reporter = nullptr);
   ~AdvisorServer();
   Status Start();
   void Stop();  // idempotent

@@ -57,7 +57,7 @@ HostClient::HostClient(std::string socket, std::chrono::milliseconds timeout)
       stub_(adm::Admin::NewStub(
           grpc::CreateChannel("unix:" + socket_, grpc::InsecureChannelCredentials()))) {}
 
-StatusOr<HostView> HostClient::Fetch() {
+StatusOr<HostAnswers> HostClient::FetchAnswers() {
   auto call = [&](auto method, const auto& request, auto& response) {
     grpc::ClientContext ctx;
     ctx.set_deadline(std::chrono::system_clock::now() + timeout_);
@@ -66,13 +66,17 @@ StatusOr<HostView> HostClient::Fetch() {
     return UnavailableError(
         fmt::format("qrm-host admin socket {}: {}", socket_, s.error_message()));
   };
-  adm::ListAllocationsResponse allocations;
-  adm::GetAllocatableResponse allocatable;
+  HostAnswers answers;
   QRM_RETURN_IF_ERROR(
-      call(&adm::Admin::Stub::ListAllocations, adm::ListAllocationsRequest{}, allocations));
+      call(&adm::Admin::Stub::ListAllocations, adm::ListAllocationsRequest{}, answers.allocations));
   QRM_RETURN_IF_ERROR(
-      call(&adm::Admin::Stub::GetAllocatable, adm::GetAllocatableRequest{}, allocatable));
-  return MakeHostView(allocations, allocatable);
+      call(&adm::Admin::Stub::GetAllocatable, adm::GetAllocatableRequest{}, answers.allocatable));
+  return answers;
+}
+
+StatusOr<HostView> HostClient::Fetch() {
+  QRM_ASSIGN_OR_RETURN(HostAnswers answers, FetchAnswers());
+  return MakeHostView(answers.allocations, answers.allocatable);
 }
 
 }  // namespace qrm::advisor

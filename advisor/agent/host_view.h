@@ -41,12 +41,19 @@ struct HostView {
 StatusOr<HostView> MakeHostView(const admin::v1::ListAllocationsResponse& allocations,
                                 const admin::v1::GetAllocatableResponse& allocatable);
 
+// qrm-host's answers as they came (the node report's topology is built from them).
+struct HostAnswers {
+  admin::v1::ListAllocationsResponse allocations;
+  admin::v1::GetAllocatableResponse allocatable;
+};
+
 class HostClient {
  public:
   // `socket` is qrm-host's admin socket path.
   HostClient(std::string socket, std::chrono::milliseconds timeout);
   // kUnavailable (naming the socket) when qrm-host does not answer.
   StatusOr<HostView> Fetch();
+  StatusOr<HostAnswers> FetchAnswers();
 
  private:
   std::string socket_;

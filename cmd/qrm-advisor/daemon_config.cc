@@ -1,12 +1,16 @@
 #include "cmd/qrm-advisor/daemon_config.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
+#include <cstdlib>
 #include <string_view>
 #include <utility>
 
 #include <fmt/format.h>
+#include <unistd.h>
 
+#include "cluster/kube/kube_names.h"
 #include "common/config/config.h"
 #include "common/log.h"
 #include "common/quote.h"
@@ -20,6 +24,7 @@ DaemonFlags::DaemonFlags() {
   AddSamplingFlags();
   AddPoolFlags();
   AddGuardFlags();
+  AddReportFlags();
 }
 
 void DaemonFlags::AddSourceFlags() {
@@ -122,6 +127,25 @@ void DaemonFlags::AddGuardFlags() {
       "a node sample older than this is missing: its ensurances do not act");
   add("kubeconfig", po::value(&v.kubeconfig)->default_value(v.kubeconfig),
       "for eviction mode api (\"\": the in-cluster service account)");
+}
+
+void DaemonFlags::AddReportFlags() {
+  DaemonConfig& v = values_;
+  auto add = desc_.add_options();
+  add("node-name", po::value(&v.report.node_name)->default_value(v.report.node_name),
+      "the Kubernetes node this is (the NodeMetric's name; \"\": $NODE_NAME, else the hostname)");
+  add("publish-node-report",
+      po::value(&v.publish_node_report)->default_value(v.publish_node_report),
+      "write the NodeMetric to the Kubernetes API (cluster configuration as --kubeconfig); it is "
+      "served on the metrics address at /apis/nodemetric either way");
+  add("report-interval", po::value(&report_interval_)->default_value(report_interval_),
+      "NodeMetric writes at least this often (30s to 600s; a controller's "
+      "spec.metricCollectPolicy.reportIntervalSeconds overrides)");
+  add("report-change",
+      po::value(&v.report.schedule.change)->default_value(v.report.schedule.change),
+      "write sooner when the node's CPU or memory usage moved more than this fraction of capacity");
+  add("report-min-gap", po::value(&report_min_gap_)->default_value(report_min_gap_),
+      "never two NodeMetric writes closer than this");
 }
 
 namespace {
@@ -231,6 +255,34 @@ Status DaemonFlags::FinishGuard(DaemonConfig& c) const {
   return Status::Ok();
 }
 
+Status DaemonFlags::FinishReport(DaemonConfig& c) const {
+  QRM_RETURN_IF_ERROR(Seconds(report_interval_, "report-interval", c.report.schedule.interval_s));
+  QRM_RETURN_IF_ERROR(Seconds(report_min_gap_, "report-min-gap", c.report.schedule.min_gap_s));
+  if (Status s = c.report.schedule.Validate(); !s.ok()) {
+    return InvalidArgumentError(
+        fmt::format("{} (report-interval \"{}\", report-change {}, "
+                    "report-min-gap \"{}\")",
+                    s.message(), report_interval_, c.report.schedule.change, report_min_gap_));
+  }
+  if (c.report.node_name.empty()) {
+    const char* env = std::getenv("NODE_NAME");
+    char host[256] = {};
+    if (env != nullptr && *env != '\0') {
+      c.report.node_name = env;
+    } else if (gethostname(host, sizeof(host) - 1) == 0) {
+      c.report.node_name = host;  // the kubelet's default node name is the hostname, lowercased
+      for (char& ch : c.report.node_name) ch = static_cast<char>(std::tolower(ch));
+    }
+  }
+  // Only an object written to the API must carry a valid name; the local report takes any.
+  if (!c.publish_node_report) return Status::Ok();
+  if (Status s = kube::ValidateObjectName(c.report.node_name, "node-name"); !s.ok()) {
+    return InvalidArgumentError(
+        fmt::format("{} (set --node-name to the Kubernetes node's name)", s.message()));
+  }
+  return Status::Ok();
+}
+
 Status DaemonFlags::FinishPools(DaemonConfig& c) const {
   advisor::PoolControlOptions& p = c.agent.pools;
   QRM_RETURN_IF_ERROR(Seconds(pool_period_, "pool-period", p.period_s));
@@ -255,6 +307,7 @@ StatusOr<DaemonConfig> DaemonFlags::Finish() const {
   QRM_RETURN_IF_ERROR(FinishDurations(c));
   QRM_RETURN_IF_ERROR(FinishPools(c));
   QRM_RETURN_IF_ERROR(FinishGuard(c));
+  QRM_RETURN_IF_ERROR(FinishReport(c));
   auto uids = ParseUidList(allowed_uids_, "socket-allowed-uids");
   if (!uids.ok()) return uids.status();
   c.server.allow.uids = *uids;

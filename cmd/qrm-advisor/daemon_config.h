@@ -10,6 +10,7 @@
 #include "advisor/agent/advisor_service.h"
 #include "advisor/agent/agent.h"
 #include "advisor/agent/guard_runner.h"
+#include "advisor/agent/node_reporter.h"
 #include "advisor/agent/predictors.h"
 #include "advisor/discover/container_directory.h"
 #include "common/status.h"
@@ -29,8 +30,10 @@ struct DaemonConfig {
   std::string metrics_address = "127.0.0.1:9468";
   std::string log_level = "info";
   std::string log_format = "text";
-  advisor::GuardRunnerOptions guard;  // policy_file "": no guard
-  std::string kubeconfig;             // eviction mode api: "" is the in-cluster config
+  advisor::GuardRunnerOptions guard;    // policy_file "": no guard
+  std::string kubeconfig;               // eviction mode api: "" is the in-cluster config
+  advisor::NodeReporterOptions report;  // node_name: --node-name, else $NODE_NAME, else hostname
+  bool publish_node_report = false;     // write the NodeMetric to the Kubernetes API
 };
 
 class DaemonFlags {
@@ -44,7 +47,9 @@ class DaemonFlags {
   void AddSamplingFlags();
   void AddPoolFlags();
   void AddGuardFlags();
+  void AddReportFlags();
   Status FinishGuard(DaemonConfig& c) const;
+  Status FinishReport(DaemonConfig& c) const;
   Status FinishDurations(DaemonConfig& c) const;
   Status FinishPools(DaemonConfig& c) const;
 
@@ -58,6 +63,7 @@ class DaemonFlags {
   std::string sysfs_root_ = "/sys";
   std::string netns_dir_ = "/var/run/netns";
   std::string guard_lease_ = "60s", guard_stale_after_ = "5s";
+  std::string report_interval_ = "60s", report_min_gap_ = "10s";
 };
 
 }  // namespace qrm::advisor_cmd

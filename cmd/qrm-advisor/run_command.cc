@@ -8,7 +8,9 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +26,7 @@
 #include "advisor/agent/guard_runner.h"
 #include "advisor/agent/host_throttles.h"
 #include "advisor/agent/kube_evictor.h"
+#include "advisor/agent/node_reporter.h"
 #include "advisor/sample/cgroup_usage.h"
 #include "advisor/sample/node_usage.h"
 #include "advisor/state/model_checkpointer.h"
@@ -139,6 +142,49 @@ StatusOr<std::unique_ptr<advisor::GuardRunner>> MakeGuard(const DaemonConfig& co
   return guard;
 }
 
+// The node report; with --publish-node-report a cluster configuration is required (a report
+// that was asked for and cannot be written is a configuration error, not a silent no-op).
+StatusOr<std::unique_ptr<advisor::NodeReporter>> MakeReporter(const DaemonConfig& config) {
+  std::optional<kube::KubeClient> client;
+  if (config.publish_node_report) {
+    auto cluster = kube::LoadClusterConfig(config.kubeconfig);
+    if (!cluster.ok()) {
+      return FailedPreconditionError(fmt::format(
+          "publish-node-report needs a cluster configuration (--kubeconfig, $KUBECONFIG, the "
+          "service account or ~/.kube/config): {}",
+          cluster.status().message()));
+    }
+    QRM_ASSIGN_OR_RETURN(kube::KubeClient made, kube::KubeClient::Create(std::move(*cluster)));
+    client = std::move(made);
+  }
+  Logger("node-report")
+      ->info(
+          "node={}: NodeMetric and NodeResourceTopology served on /apis/nodemetric and "
+          "/apis/noderesourcetopology{}",
+          config.report.node_name,
+          client ? fmt::format(", written to {} (NodeMetric every {}s)", client->config().server,
+                               config.report.schedule.interval_s)
+                 : "");
+  auto host = std::make_shared<advisor::HostClient>(config.admin_socket, config.host_timeout);
+  return std::make_unique<advisor::NodeReporter>(config.report, std::move(client),
+                                                 [host] { return host->FetchAnswers(); });
+}
+
+// GET /apis/nodemetric and /apis/noderesourcetopology: the objects as last built.
+http::Handler ObjectRoute(std::function<std::string()> json, std::string missing) {
+  return [json = std::move(json), missing = std::move(missing)] {
+    http::Response r;
+    r.body = json();
+    if (r.body.empty()) {
+      r.status = 503;
+      r.body = missing;
+      return r;
+    }
+    r.content_type = "application/json";
+    return r;
+  };
+}
+
 bool Ready(const advisor::Agent& agent, advisor::AgentClock& clock) {
   const int64_t now = clock.Now();
   return agent.Read([now](const advisor::AgentState& s, auto&&...) {
@@ -147,14 +193,16 @@ bool Ready(const advisor::Agent& agent, advisor::AgentClock& clock) {
 }
 
 // Ticks until SIGTERM/SIGINT (blocked in every thread, taken here with sigtimedwait).
-void Loop(advisor::Agent& agent, advisor::GuardRunner* guard, advisor::AgentClock& clock,
-          Checkpoints& checkpoints, const DaemonConfig& config, const sigset_t& stop) {
+void Loop(advisor::Agent& agent, advisor::GuardRunner* guard, advisor::NodeReporter& reporter,
+          advisor::AgentClock& clock, Checkpoints& checkpoints, const DaemonConfig& config,
+          const sigset_t& stop) {
   const auto interval = std::chrono::seconds(config.agent.store.ring.interval_s);
   auto next = Clock::now();
   for (;;) {
     const int64_t now = clock.Now();
     agent.Tick(now, Clock::now().time_since_epoch().count());
     if (guard != nullptr) guard->Round(agent, now);  // right after the sample it acts on
+    reporter.Tick(agent, now);
     agent.WithModels([&](advisor::Predictors&) { checkpoints.MaybeSave(now); });
     // A checkpoint builds each model's whole document (MiBs at 1,000 pods) and a step
     // reshapes per-pod buffers: hand the freed pages back once a minute (bench P10_rss).
@@ -196,7 +244,13 @@ int Serve(const DaemonConfig& config, const sigset_t& stop) {
     }
     guard = std::move(*made);
   }
-  advisor::AdvisorServer server(config.server, agent, config.agent.pools.control_file, guard.get());
+  auto reporter = MakeReporter(config);
+  if (!reporter.ok()) {
+    std::fprintf(stderr, "qrm-advisor: %s\n", reporter.status().message().c_str());
+    return 2;
+  }
+  advisor::AdvisorServer server(config.server, agent, config.agent.pools.control_file, guard.get(),
+                                reporter->get());
   if (Status s = server.Start(); !s.ok()) {
     Logger("advisor")->error("cannot serve {}: {}", config.server.socket, s.ToString());
     return 1;
@@ -204,9 +258,14 @@ int Serve(const DaemonConfig& config, const sigset_t& stop) {
   AddCheckpointMetrics(checkpoints, agent);
   std::unique_ptr<http::HttpServer> http;
   if (!config.metrics_address.empty()) {
-    http = std::make_unique<http::HttpServer>(
-        config.metrics_address,
-        http::StandardRoutes([&agent, &clock] { return Ready(agent, clock); }));
+    auto routes = http::StandardRoutes([&agent, &clock] { return Ready(agent, clock); });
+    const advisor::NodeReporter& report = **reporter;
+    routes["/apis/nodemetric"] = ObjectRoute([&report] { return report.Json(); },
+                                             "no NodeMetric yet: the node has not been sampled\n");
+    routes["/apis/noderesourcetopology"] =
+        ObjectRoute([&report] { return report.TopologyJson(); },
+                    "no NodeResourceTopology yet: qrm-host has not answered\n");
+    http = std::make_unique<http::HttpServer>(config.metrics_address, std::move(routes));
     if (Status s = http->Start(); !s.ok()) {
       Logger("advisor")->error("metrics address {}: {}", config.metrics_address, s.ToString());
       return 1;
@@ -215,7 +274,7 @@ int Serve(const DaemonConfig& config, const sigset_t& stop) {
   Logger("advisor")->info("sampling every {}s (cgroup root {}, runtime {}, qrm-host {})",
                           config.agent.store.ring.interval_s, config.agent.sampler.cgroup_root,
                           config.runtime_endpoint, config.admin_socket);
-  Loop(agent, guard.get(), clock, checkpoints, config, stop);
+  Loop(agent, guard.get(), **reporter, clock, checkpoints, config, stop);
   agent.WithModels([&](advisor::Predictors&) { checkpoints.Save(clock.Now()); });
   if (http) http->Stop();
   server.Stop();

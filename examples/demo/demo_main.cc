@@ -329,6 +329,9 @@ class Demo {
     std::printf("\nthe burner stops; the pool shrinks back once the shrink delay has passed\n");
     const std::string busy = WebCpus();
     const bool back = WaitCpusetChange(busy, 30, "shared pool shrank");
+    // Rebuilt every 10 s from the 5 minute averages: the burner's seconds are in it by now.
+    std::printf("\nwhat this node reports to the cluster (Koordinator's NodeMetric):\n%s",
+                Advisor({"nodemetric"}).c_str());
     children_.erase("qrm-advisor");  // the next step sizes the pools by hand
     return grew && back && WebCpus() == idle;
   }

@@ -9,6 +9,7 @@
 #include "qrm/admission/qos.h"
 #include "qrm/apply/container_update.h"
 #include "qrm/registry/socket_access.h"
+#include "qrm/topology/policy_names.h"
 
 namespace qrm::host {
 namespace adm = ::qrm::admin::v1;
@@ -99,6 +100,18 @@ class AdminServer::Service final : public adm::Admin::Service {
                               adm::GetAllocatableResponse* response) override {
     for (auto& [resource, a] : host_.AggregateAllocatable()) {
       (*response->mutable_resources())[resource] = std::move(a);
+    }
+    const AdmissionOptions& options = host_.admission().options();
+    response->set_topology_policy(std::string(topology::PolicyName(options.policy)));
+    response->set_topology_scope(std::string(topology::ScopeName(options.scope)));
+    const topology::NumaInfo& numa = host_.admission().numa();
+    for (int id : numa.nodes()) {
+      adm::NumaNode* node = response->add_numa_nodes();
+      node->set_id(static_cast<uint32_t>(id));
+      if (!numa.has_distances()) continue;
+      for (int to : numa.nodes()) {
+        (*node->mutable_distances())[static_cast<uint32_t>(to)] = numa.Distance(id, to);
+      }
     }
     return grpc::Status::OK;
   }

@@ -114,6 +114,7 @@ class Admission {
                                           const std::string& container) const;
 
   const AdmissionOptions& options() const { return options_; }
+  const topology::NumaInfo& numa() const { return numa_; }
   // The pod's QoS through the one resolver (qos/), with this host's role table.
   StatusOr<qos::QosRequirement> ResolveQos(const ContainerRequest& request) const;
   FailurePolicy PolicyFor(const ContainerRequest& request) const;
