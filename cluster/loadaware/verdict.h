@@ -29,7 +29,7 @@ enum class FilterPath {
 struct FilterVerdict {
   FilterPath path = FilterPath::kNoMetric;
   // Over its threshold (kUsageExceeds, kAggregatedUsageExceeds).
-  std::string_view resource;  // refers to the cache's vectorizer
+  std::string resource;
   int64_t usage_percent = 0;
   int64_t threshold_percent = 0;
   int64_t estimated = 0;  // cpu in milli-cores, others in their units
