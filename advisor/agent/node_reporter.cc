@@ -79,20 +79,18 @@ void NodeReporter::Tick(const Agent& agent, int64_t now) {
 }
 
 bool NodeReporter::BuildNodeMetric(const Agent& agent, int64_t now) {
-  double cpu_capacity = 0, memory_capacity = 0;
+  NodeReportInput in;
   std::optional<cluster::NodeMetricStatus> status = agent.Read([&](const AgentState& s, auto&&...) {
-    cpu_capacity = s.last_tick.cpu_capacity;
-    memory_capacity = s.last_tick.memory_capacity;
-    return advisor::BuildNodeMetric(s.store, ReportInputFrom(s, options_.node_name, now),
-                                    options_.report);
+    in = ReportInputFrom(s, options_.node_name, now);
+    return advisor::BuildNodeMetric(s.store, in, options_.report);
   });
   if (!status) return false;  // the node has no sample in the window yet
   cluster::NodeMetric object = NewNodeMetric(options_.node_name);
   object.status = *status;
   const std::string json = cluster::EncodeNodeMetric(object);
   const auto& usage = status->node_metric->node_usage;
-  const double cpu = Fraction(usage, "cpu", cpu_capacity);
-  const double memory = Fraction(usage, "memory", memory_capacity);
+  const double cpu = Fraction(usage, "cpu", in.cpu_capacity);
+  const double memory = Fraction(usage, "memory", in.memory_capacity);
   MutexLock lock(mu_);
   json_ = json;
   ++counters_.built;

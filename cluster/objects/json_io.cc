@@ -83,6 +83,28 @@ StatusOr<kube::Quantity> QuantityOf(const Field& field) {
   return *q;
 }
 
+StatusOr<kube::Quantity> NonNegativeQuantity(const Field& field) {
+  QRM_ASSIGN_OR_RETURN(kube::Quantity q, QuantityOf(field));
+  if (q.AsDouble() < 0) {
+    return InvalidArgumentError(fmt::format("{}: {} is negative", field.path, Quote(q.ToString())));
+  }
+  return q;
+}
+
+StatusOr<int64_t> Time(const Field& field) {
+  QRM_ASSIGN_OR_RETURN(std::string text, String(field));
+  auto t = ParseTime(text);
+  if (!t.ok()) return InvalidArgumentError(fmt::format("{}: {}", field.path, t.status().message()));
+  return *t;
+}
+
+StatusOr<int64_t> Duration(const Field& field) {
+  QRM_ASSIGN_OR_RETURN(std::string text, String(field));
+  auto d = ParseDuration(text);
+  if (!d.ok()) return InvalidArgumentError(fmt::format("{}: {}", field.path, d.status().message()));
+  return *d;
+}
+
 // A key as it appears in a path: as it is when it is a plain name, quoted (escaped and
 // shortened) otherwise, so an error message stays one printable line.
 std::string PathKey(std::string_view key) {
@@ -202,11 +224,7 @@ StatusOr<ObjectMeta> ReadTypeAndObjectMeta(const Field& object, std::string_view
   }
   QRM_ASSIGN_OR_RETURN(std::optional<Field> created, Member(*m, "creationTimestamp"));
   if (created) {
-    QRM_ASSIGN_OR_RETURN(std::string text, String(*created));
-    auto t = ParseTime(text);
-    if (!t.ok())
-      return InvalidArgumentError(fmt::format("{}: {}", created->path, t.status().message()));
-    meta.creation_timestamp = *t;
+    QRM_ASSIGN_OR_RETURN(meta.creation_timestamp, Time(*created));
   }
   QRM_RETURN_IF_ERROR(ReadStringMap(*m, "labels", &meta.labels));
   QRM_RETURN_IF_ERROR(ReadStringMap(*m, "annotations", &meta.annotations));

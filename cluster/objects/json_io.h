@@ -43,6 +43,11 @@ StatusOr<std::string> String(const Field& field);
 StatusOr<int64_t> Int(const Field& field);
 // A quantity: a JSON string, or a bare number (Quantity.UnmarshalJSON takes both).
 StatusOr<kube::Quantity> QuantityOf(const Field& field);
+// A quantity that may not be negative (usage, capacity: never read as less than nothing).
+StatusOr<kube::Quantity> NonNegativeQuantity(const Field& field);
+// metav1.Time (Unix seconds) and metav1.Duration (nanoseconds), as meta_time.h reads them.
+StatusOr<int64_t> Time(const Field& field);
+StatusOr<int64_t> Duration(const Field& field);
 // The members of an object, in document order.
 Status ForEachMember(const Field& object,
                      const std::function<Status(std::string_view, const Field&)>& each);

@@ -4,7 +4,6 @@
 
 #include "cluster/objects/json_io.h"
 #include "cluster/objects/meta_time.h"
-#include "common/quote.h"
 
 namespace qrm::cluster {
 namespace {
@@ -163,17 +162,13 @@ StatusOr<ResourceMap> ReadResourceMap(const Field& f) {
   ResourceMap m;
   QRM_ASSIGN_OR_RETURN(std::optional<Field> resources, json::Member(f, "resources"));
   if (resources) {
-    if (Status each =
-            json::ForEachMember(*resources,
-                                [&](std::string_view name, const Field& v) -> Status {
-                                  QRM_ASSIGN_OR_RETURN(kube::Quantity q, json::QuantityOf(v));
-                                  if (q.AsDouble() < 0) {
-                                    return InvalidArgumentError(fmt::format(
-                                        "{}: {} is negative", v.path, Quote(q.ToString())));
-                                  }
-                                  m.resources.emplace(std::string(name), q);
-                                  return Status::Ok();
-                                });
+    if (Status each = json::ForEachMember(*resources,
+                                          [&](std::string_view name, const Field& v) -> Status {
+                                            QRM_ASSIGN_OR_RETURN(kube::Quantity q,
+                                                                 json::NonNegativeQuantity(v));
+                                            m.resources.emplace(std::string(name), q);
+                                            return Status::Ok();
+                                          });
         !each.ok())
       return each;
   }
@@ -197,13 +192,6 @@ Status ReadResourceMapMember(const Field& object, const char* key, ResourceMap* 
   return Status::Ok();
 }
 
-StatusOr<int64_t> ReadDuration(const Field& f) {
-  QRM_ASSIGN_OR_RETURN(std::string text, json::String(f));
-  auto d = ParseDuration(text);
-  if (!d.ok()) return InvalidArgumentError(fmt::format("{}: {}", f.path, d.status().message()));
-  return *d;
-}
-
 Status ReadAggregated(const Field& object, const char* key, std::vector<AggregatedUsage>* out) {
   QRM_ASSIGN_OR_RETURN(std::optional<Field> list, json::Member(object, key));
   if (!list) return Status::Ok();
@@ -222,7 +210,7 @@ Status ReadAggregated(const Field& object, const char* key, std::vector<Aggregat
     }
     QRM_ASSIGN_OR_RETURN(std::optional<Field> duration, json::Member(item, "duration"));
     if (duration) {
-      QRM_ASSIGN_OR_RETURN(a.duration_ns, ReadDuration(*duration));
+      QRM_ASSIGN_OR_RETURN(a.duration_ns, json::Duration(*duration));
     }
     out->push_back(std::move(a));
     return Status::Ok();
@@ -302,12 +290,7 @@ StatusOr<NodeMetricStatus> ReadStatus(const Field& f) {
   NodeMetricStatus s;
   QRM_ASSIGN_OR_RETURN(std::optional<Field> updated, json::Member(f, "updateTime"));
   if (updated) {
-    QRM_ASSIGN_OR_RETURN(std::string text, json::String(*updated));
-    auto t = ParseTime(text);
-    if (!t.ok()) {
-      return InvalidArgumentError(fmt::format("{}: {}", updated->path, t.status().message()));
-    }
-    s.update_time = *t;
+    QRM_ASSIGN_OR_RETURN(s.update_time, json::Time(*updated));
   }
   QRM_ASSIGN_OR_RETURN(std::optional<Field> info, json::Member(f, "nodeMetric"));
   if (info) {
@@ -341,7 +324,7 @@ StatusOr<std::optional<NodeMetricCollectPolicy>> ReadSpec(const Field& object) {
     if (durations) {
       if (Status each = json::ForEachItem(*durations,
                                           [&](const Field& d) -> Status {
-                                            QRM_ASSIGN_OR_RETURN(int64_t ns, ReadDuration(d));
+                                            QRM_ASSIGN_OR_RETURN(int64_t ns, json::Duration(d));
                                             policy.node_aggregate_durations_ns->push_back(ns);
                                             return Status::Ok();
                                           });

@@ -79,11 +79,7 @@ Status ReadAttributes(const Field& object, std::vector<NrtAttribute>* out) {
 StatusOr<kube::Quantity> ReadQuantity(const Field& item, const char* key) {
   QRM_ASSIGN_OR_RETURN(std::optional<Field> f, json::Member(item, key));
   if (!f) return kube::Quantity();  // Go leaves a zero quantity
-  QRM_ASSIGN_OR_RETURN(kube::Quantity q, json::QuantityOf(*f));
-  if (q.AsDouble() < 0) {
-    return InvalidArgumentError(fmt::format("{}: {} is negative", f->path, Quote(q.ToString())));
-  }
-  return q;
+  return json::NonNegativeQuantity(*f);
 }
 
 StatusOr<NrtResourceInfo> ReadResource(const Field& item) {

@@ -7,9 +7,11 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include <catch2/catch.hpp>
 #include <fmt/format.h>
 
 #include "advisor/agent/agent.h"
@@ -81,6 +83,20 @@ class Host : public HostSource {
  private:
   HostView* view_;
 };
+
+// An agent sampling `tree` (inventory every second, the Koordinator node model, no pool model)
+// whose runtime lists `running` and whose qrm-host answers `view`: the test's own, read at each
+// inventory refresh.
+inline std::unique_ptr<Agent> MakeAgent(const Tree& tree, HostView* view,
+                                        std::vector<TrackedContainer>* running) {
+  AgentOptions o;
+  o.sampler = {tree.cgroup_root(), tree.procfs_root()};
+  o.inventory_period_s = 1;
+  auto predictors = Predictors::Make({"koordinator", "none"});
+  REQUIRE(predictors.ok());
+  return std::make_unique<Agent>(o, std::move(*predictors), std::make_unique<Host>(view),
+                                 std::make_unique<Runtime>(running));
+}
 
 inline TrackedContainer Container(const std::string& pod, const std::string& name) {
   TrackedContainer c;

@@ -74,13 +74,7 @@ struct GuardNode {
     view.containers["web-uid/app"] = {"web", "default", "shared_cores", ""};
     view.containers["batch-a-uid/job"] = {"batch-a", "default", "reclaimed_cores", ""};
     view.containers["batch-b-uid/job"] = {"batch-b", "default", "reclaimed_cores", ""};
-    AgentOptions o;
-    o.sampler = {tree.cgroup_root(), tree.procfs_root()};
-    o.inventory_period_s = 1;
-    auto predictors = Predictors::Make({"koordinator", "none"});
-    REQUIRE(predictors.ok());
-    agent = std::make_unique<Agent>(o, std::move(*predictors), std::make_unique<fake::Host>(&view),
-                                    std::make_unique<fake::Runtime>(&running));
+    agent = fake::MakeAgent(tree, &view, &running);
   }
 
   // One second at these rates (cores), then a tick; the node uses their sum.

@@ -32,13 +32,7 @@ struct ReportNode {
   ReportNode() {
     view.containers["web-uid/app"] = {"web", "default", "shared_cores", ""};
     view.containers["batch-uid/job"] = {"batch", "default", "reclaimed_cores", ""};
-    AgentOptions o;
-    o.sampler = {tree.cgroup_root(), tree.procfs_root()};
-    o.inventory_period_s = 1;
-    auto predictors = Predictors::Make({"koordinator", "none"});
-    REQUIRE(predictors.ok());
-    agent = std::make_unique<Agent>(o, std::move(*predictors), std::make_unique<fake::Host>(&view),
-                                    std::make_unique<fake::Runtime>(&running));
+    agent = fake::MakeAgent(tree, &view, &running);
   }
   void Tick() {
     web_seconds += 1.0;
