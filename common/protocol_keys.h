@@ -79,6 +79,30 @@ inline constexpr const char* kEnvNicName = "AFFINITY_NIC_NAME";
 inline constexpr const char* kEnvNicIpv4 = "AFFINITY_NIC_ADDR_IPV4";
 inline constexpr const char* kEnvNicIpv6 = "AFFINITY_NIC_ADDR_IPV6";
 
+// --- Koordinator keys the scheduler extender reads (apis/extension, koordinator a7a1b76) ------
+// Pod label: koord-prod, koord-mid, koord-batch or koord-free (the pod's priority band).
+inline constexpr std::string_view kKoordPriorityClassLabel = "koordinator.sh/priority-class";
+// Pod label: LSE, LSR, LS, BE or SYSTEM.
+inline constexpr std::string_view kKoordQosClassLabel = "koordinator.sh/qosClass";
+// Pod annotation: "true" on a Reservation's reserve pod (never counted as load).
+inline constexpr std::string_view kKoordReservePodAnnotation =
+    "scheduling.koordinator.sh/reserve-pod";
+// Pod annotation: JSON object of resource name -> percent, {"cpu": 100}.
+inline constexpr std::string_view kKoordScalingFactorsAnnotation =
+    "scheduling.koordinator.sh/load-estimated-scaling-factors";
+// Pod annotations: seconds (decimal) the pod is estimated after its condition turned True.
+inline constexpr std::string_view kKoordSecondsAfterPodScheduledAnnotation =
+    "scheduling.koordinator.sh/load-estimated-seconds-after-pod-scheduled";
+inline constexpr std::string_view kKoordSecondsAfterInitializedAnnotation =
+    "scheduling.koordinator.sh/load-estimated-seconds-after-initialized";
+// Node annotation: JSON ResourceList, the allocatable before Koordinator's node resource
+// amplification.
+inline constexpr std::string_view kKoordRawAllocatableAnnotation =
+    "node.koordinator.sh/raw-allocatable";
+// Node annotation: JSON CustomUsageThresholds, the node's own load-aware thresholds.
+inline constexpr std::string_view kKoordUsageThresholdsAnnotation =
+    "scheduling.koordinator.sh/usage-thresholds";
+
 // --- Resource names -----------------------------------------------------------------------
 // The NIC plugin's defaults: one NIC per container, and its bandwidth in Mb/s.
 inline constexpr const char* kNicResourceName = "qrm.io/nic";

@@ -6,6 +6,7 @@
 #include <map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <grpcpp/grpcpp.h>
 
 #include "api/advisor_v1.grpc.pb.h"
@@ -194,6 +195,17 @@ void PrintNodeMetricSummary(const cluster::NodeMetric& m) {
   }
 }
 
+void PrintExtendedResources(const av::GetNodeMetricResponse& r) {
+  const std::string published = r.extended_resources().empty()
+                                    ? "none"
+                                    : fmt::format("{}", fmt::join(r.extended_resources(), ", "));
+  std::printf("extended resources: %llu patch(es), %llu check(s) failed, published: %s%s%s\n",
+              static_cast<unsigned long long>(r.extended_resource_patches_ok()),
+              static_cast<unsigned long long>(r.extended_resource_checks_failed()),
+              published.c_str(), r.extended_resources_last_error().empty() ? "" : ", last error: ",
+              r.extended_resources_last_error().c_str());
+}
+
 }  // namespace
 
 int CmdNodeMetric(const GlobalOptions& g) {
@@ -227,6 +239,7 @@ int CmdNodeMetric(const GlobalOptions& g) {
         static_cast<unsigned long long>(r.topology_writes_ok()),
         static_cast<unsigned long long>(r.topology_writes_failed()),
         r.topology_last_error().empty() ? "" : ", last error: ", r.topology_last_error().c_str());
+    PrintExtendedResources(r);
   }
   if (!r.topology_error().empty()) {
     std::printf("topology not built: %s\n", r.topology_error().c_str());

@@ -233,6 +233,10 @@ class AdvisorServer::Service final : public v1::Advisor::Service {
     response->set_topology_writes_ok(c.topology.ok);
     response->set_topology_writes_failed(c.topology.failed);
     response->set_topology_last_error(c.topology.last_error);
+    response->set_extended_resource_patches_ok(c.extended_resources.ok);
+    response->set_extended_resource_checks_failed(c.extended_resources.failed);
+    response->set_extended_resources_last_error(c.extended_resources.last_error);
+    for (const std::string& name : c.published) response->add_extended_resources(name);
     return grpc::Status::OK;
   }
 

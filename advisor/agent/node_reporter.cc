@@ -1,5 +1,7 @@
 #include "advisor/agent/node_reporter.h"
 
+#include <fmt/ranges.h>
+
 #include "advisor/report/nrt_builder.h"
 #include "cluster/objects/node_metric_json.h"
 #include "cluster/objects/node_resource_topology.h"
@@ -58,7 +60,14 @@ NodeReporter::NodeReporter(NodeReporterOptions options, std::optional<kube::Kube
       host_(std::move(host)),
       log_(Logger("node-report")),
       schedule_(options_.schedule) {
-  if (client_) writer_ = std::thread([this] { WriterLoop(); });
+  if (!client_) return;
+  publisher_ = std::make_unique<ExtendedResourcePublisher>(*client_, options_.node_name,
+                                                           options_.extended_resources_file);
+  {
+    MutexLock lock(mu_);
+    counters_.published = publisher_->published();
+  }
+  writer_ = std::thread([this] { WriterLoop(); });
 }
 
 NodeReporter::~NodeReporter() {
@@ -105,6 +114,8 @@ bool NodeReporter::BuildNodeMetric(const Agent& agent, int64_t now) {
 
 void NodeReporter::BuildTopology(int64_t now) {
   StatusOr<HostAnswers> answers = host_();  // outside the lock: qrm-host may be slow
+  // Only from an answer: qrm-host down is not "no plugin resources".
+  if (answers.ok() && client_) QueueExtendedResources(now, answers->allocatable);
   StatusOr<cluster::NodeResourceTopology> nrt =
       answers.ok() ? BuildNodeResourceTopology(options_.node_name, answers->allocatable,
                                                answers->allocations)
@@ -135,20 +146,48 @@ void NodeReporter::BuildTopology(int64_t now) {
   wake_.notify_one();
 }
 
+// Every check: the node may have been rewritten since (the kubelet zeroes extended
+// resources when it re-registers), so it is read and compared each time.
+void NodeReporter::QueueExtendedResources(int64_t now,
+                                          const admin::v1::GetAllocatableResponse& allocatable) {
+  std::vector<std::string> skipped;
+  cluster::ExtendedResources desired = ExtendedResourcesFrom(allocatable, &skipped);
+  SkipNames(skipped);
+  MutexLock lock(mu_);
+  extended_to_check_ = Pending{now, "", {}, std::move(desired)};
+  wake_.notify_one();
+}
+
+void NodeReporter::SkipNames(const std::vector<std::string>& names) {
+  for (const std::string& name : names) {
+    if (!skipped_names_.insert(name).second) continue;
+    Status why = cluster::ValidateExtendedResourceName(name);
+    if (name.find('/') == std::string::npos) {  // cpu, memory: the kubelet's
+      log_->debug("node={}: {} is not published as an extended resource: {}", options_.node_name,
+                  name, why.message());
+    } else {
+      log_->warn("node={}: plugin resource not published: {}", options_.node_name, why.message());
+    }
+  }
+}
+
 void NodeReporter::WriterLoop() {
   for (;;) {
-    std::optional<Pending> metric, topology;
+    std::optional<Pending> metric, topology, extended;
     {
       MutexLock lock(mu_);
       mu_.Await(wake_, [this]() QRM_REQUIRES(mu_) {
-        return stop_ || metric_to_write_.has_value() || topology_to_write_.has_value();
+        return stop_ || metric_to_write_.has_value() || topology_to_write_.has_value() ||
+               extended_to_check_.has_value();
       });
       if (stop_) return;
       metric.swap(metric_to_write_);
       topology.swap(topology_to_write_);
+      extended.swap(extended_to_check_);
     }
     if (metric) WriteNodeMetric(*metric);
     if (topology) WriteTopology(*topology);
+    if (extended) CheckExtendedResources(extended->report_time, *extended->extended);
   }
 }
 
@@ -180,6 +219,22 @@ void NodeReporter::WriteTopology(const Pending& p) {
   topology_retry_ = !written.ok();
   Count(counters_.topology, "NodeResourceTopology", written.status(),
         written.ok() ? written->conflicts : 0, p.report_time);
+}
+
+void NodeReporter::CheckExtendedResources(int64_t time, const cluster::ExtendedResources& desired) {
+  StatusOr<ExtendedResourceCheck> checked = publisher_->Check(desired);
+  if (checked.ok() && checked->patched) {
+    log_->info("node={}: extended resources patched: added [{}], changed [{}], removed [{}]",
+               options_.node_name, fmt::join(checked->added, ", "),
+               fmt::join(checked->changed, ", "), fmt::join(checked->removed, ", "));
+  }
+  MutexLock lock(mu_);
+  counters_.published = publisher_->published();
+  if (checked.ok() && !checked->patched) {  // in step: nothing written, nothing failing
+    counters_.extended_resources.last_error.clear();
+    return;
+  }
+  Count(counters_.extended_resources, "extended resources", checked.status(), 0, time);
 }
 
 void NodeReporter::Count(ObjectWrites& w, const char* what, const Status& s, int conflicts,

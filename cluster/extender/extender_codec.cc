@@ -159,6 +159,14 @@ StatusOr<ExtenderArgs> DecodeExtenderArgs(std::string_view json) {
       });
 }
 
+StatusOr<Pod> DecodePod(std::string_view json) {
+  return Decode<Pod>(json, "Pod", ReadPod);
+}
+
+StatusOr<Node> DecodeNode(std::string_view json) {
+  return Decode<Node>(json, "Node", ReadNode);
+}
+
 std::string EncodeExtenderFilterResult(const ExtenderFilterResult& result) {
   GoJsonWriter w;
   w.BeginObject();

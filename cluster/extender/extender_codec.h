@@ -18,6 +18,11 @@ namespace qrm::extender {
 // The filter and prioritize verbs' request body.
 StatusOr<ExtenderArgs> DecodeExtenderArgs(std::string_view json);
 
+// One Pod or Node object as the API server sends it (a list item, a watch event's object),
+// read by the same rules; a node keeps its whole text (Node::json).
+StatusOr<Pod> DecodePod(std::string_view json);
+StatusOr<Node> DecodeNode(std::string_view json);
+
 // The filter verb's answer.
 std::string EncodeExtenderFilterResult(const ExtenderFilterResult& result);
 StatusOr<ExtenderFilterResult> DecodeExtenderFilterResult(std::string_view json);

@@ -17,7 +17,15 @@ namespace qrm::extender {
 // core/v1 ResourceList: resource name ("cpu", "memory", "nvidia.com/gpu") -> quantity.
 using ResourceList = std::map<std::string, kube::Quantity>;
 
-// metav1.ObjectMeta: name, namespace, uid, labels, annotations, creationTimestamp.
+// metav1.OwnerReference: kind, name, controller (a *bool: nullopt when absent or null).
+struct OwnerReference {
+  std::string kind;
+  std::string name;
+  std::optional<bool> controller;
+};
+
+// metav1.ObjectMeta: name, namespace, uid, labels, annotations, creationTimestamp,
+// ownerReferences.
 struct ObjectMeta {
   std::string name;
   std::string namespace_name;
@@ -25,6 +33,7 @@ struct ObjectMeta {
   std::map<std::string, std::string> labels;
   std::map<std::string, std::string> annotations;
   std::string creation_timestamp;  // RFC 3339 as sent; "" when absent or null
+  std::vector<OwnerReference> owner_references;
 };
 
 // core/v1 ResourceRequirements: requests, limits.
@@ -33,13 +42,17 @@ struct ResourceRequirements {
   ResourceList limits;
 };
 
-// core/v1 Container: name, resources.
+// core/v1 Container: name, resources, restartPolicy.
 struct Container {
   std::string name;
   ResourceRequirements resources;
+  // A *ContainerRestartPolicy: "Always" on an init container makes it a sidecar; nullopt when
+  // absent or null.
+  std::optional<std::string> restart_policy;
 };
 
-// core/v1 PodSpec: nodeName, priority, priorityClassName, containers, initContainers, overhead.
+// core/v1 PodSpec: nodeName, priority, priorityClassName, containers, initContainers, overhead,
+// resources.
 struct PodSpec {
   std::string node_name;
   std::optional<int32_t> priority;  // absent or null: not resolved by admission
@@ -47,11 +60,22 @@ struct PodSpec {
   std::vector<Container> containers;
   std::vector<Container> init_containers;
   ResourceList overhead;
+  // Pod-level resources (a *ResourceRequirements): nullopt when absent or null.
+  std::optional<ResourceRequirements> resources;
 };
 
-// core/v1 PodStatus: phase.
+// core/v1 PodCondition: type, status, lastTransitionTime.
+struct PodCondition {
+  std::string type;                  // PodScheduled, Initialized, Ready, ...
+  std::string status;                // True, False, Unknown
+  std::string last_transition_time;  // RFC 3339 as sent; "" when absent or null (zero time)
+};
+
+// core/v1 PodStatus: phase, conditions, qosClass.
 struct PodStatus {
   std::string phase;
+  std::vector<PodCondition> conditions;
+  std::string qos_class;  // Guaranteed, Burstable, BestEffort or ""
 };
 
 struct Pod {

@@ -49,11 +49,51 @@ Status ReadResources(const GoDecoder& d, const JsonValue& v, const JsonPath& pat
                       });
 }
 
+// A Go *string: null resets it.
+Status ReadOptionalString(const GoDecoder& d, const JsonValue& v, const JsonPath& path,
+                          std::optional<std::string>& out) {
+  if (v.IsNull()) {
+    out.reset();
+    return Status::Ok();
+  }
+  std::string text;
+  QRM_RETURN_IF_ERROR(d.ReadString(v, path, text));
+  out = std::move(text);
+  return Status::Ok();
+}
+
+// A Go *bool: null resets it; anything but true or false is an error.
+Status ReadOptionalBool(const GoDecoder& d, const JsonValue& v, const JsonPath& path,
+                        std::optional<bool>& out) {
+  if (v.IsNull()) {
+    out.reset();
+    return Status::Ok();
+  }
+  if (!v.IsBool()) return d.TypeError(path, v, "a boolean");
+  out = v.GetBool();
+  return Status::Ok();
+}
+
+// A Go *ResourceRequirements: null resets it; an object merges into what is there.
+Status ReadOptionalResources(const GoDecoder& d, const JsonValue& v, const JsonPath& path,
+                             std::optional<ResourceRequirements>& out) {
+  if (v.IsNull()) {
+    out.reset();
+    return Status::Ok();
+  }
+  if (!v.IsObject()) return d.TypeError(path, v, "an object");
+  if (!out) out.emplace();
+  return ReadResources(d, v, path, *out);
+}
+
 Status ReadContainer(const GoDecoder& d, const JsonValue& v, const JsonPath& path, Container& out) {
-  return d.ReadStruct(v, path, {"name", "resources"},
+  return d.ReadStruct(v, path, {"name", "resources", "restartPolicy"},
                       [&](size_t field, const JsonValue& fv, const JsonPath& fp) {
-                        return field == 0 ? d.ReadString(fv, fp, out.name)
-                                          : ReadResources(d, fv, fp, out.resources);
+                        switch (field) {
+                          case 0: return d.ReadString(fv, fp, out.name);
+                          case 1: return ReadResources(d, fv, fp, out.resources);
+                          default: return ReadOptionalString(d, fv, fp, out.restart_policy);
+                        }
                       });
 }
 
@@ -65,20 +105,53 @@ Status ReadContainers(const GoDecoder& d, const JsonValue& v, const JsonPath& pa
 }
 
 Status ReadPodSpec(const GoDecoder& d, const JsonValue& v, const JsonPath& path, PodSpec& out) {
+  return d.ReadStruct(v, path,
+                      {"nodeName", "priority", "priorityClassName", "containers", "initContainers",
+                       "overhead", "resources"},
+                      [&](size_t field, const JsonValue& fv, const JsonPath& fp) {
+                        switch (field) {
+                          case 0: return d.ReadString(fv, fp, out.node_name);
+                          case 1: return d.ReadOptionalInt32(fv, fp, out.priority);
+                          case 2: return d.ReadString(fv, fp, out.priority_class_name);
+                          case 3: return ReadContainers(d, fv, fp, out.containers);
+                          case 4: return ReadContainers(d, fv, fp, out.init_containers);
+                          case 5: return d.ReadQuantityMap(fv, fp, out.overhead);
+                          default: return ReadOptionalResources(d, fv, fp, out.resources);
+                        }
+                      });
+}
+
+Status ReadPodStatus(const GoDecoder& d, const JsonValue& v, const JsonPath& path, PodStatus& out) {
   return d.ReadStruct(
-      v, path,
-      {"nodeName", "priority", "priorityClassName", "containers", "initContainers", "overhead"},
+      v, path, {"phase", "conditions", "qosClass"},
       [&](size_t field, const JsonValue& fv, const JsonPath& fp) {
-        switch (field) {
-          case 0: return d.ReadString(fv, fp, out.node_name);
-          case 1: return d.ReadOptionalInt32(fv, fp, out.priority);
-          case 2: return d.ReadString(fv, fp, out.priority_class_name);
-          case 3: return ReadContainers(d, fv, fp, out.containers);
-          case 4: return ReadContainers(d, fv, fp, out.init_containers);
-          default: return d.ReadQuantityMap(fv, fp, out.overhead);
-        }
+        if (field == 0) return d.ReadString(fv, fp, out.phase);
+        if (field == 2) return d.ReadString(fv, fp, out.qos_class);
+        return d.ReadList(
+            fv, fp, out.conditions, [&](PodCondition& c, const JsonValue& e, const JsonPath& p) {
+              return d.ReadStruct(e, p, {"type", "status", "lastTransitionTime"},
+                                  [&](size_t f, const JsonValue& cv, const JsonPath& cp) {
+                                    if (f == 0) return d.ReadString(cv, cp, c.type);
+                                    if (f == 1) return d.ReadString(cv, cp, c.status);
+                                    return ReadTime(d, cv, cp, c.last_transition_time);
+                                  });
+            });
       });
 }
+
+Status ReadOwnerReferences(const GoDecoder& d, const JsonValue& v, const JsonPath& path,
+                           std::vector<OwnerReference>& out) {
+  return d.ReadList(v, path, out, [&](OwnerReference& r, const JsonValue& e, const JsonPath& p) {
+    return d.ReadStruct(e, p, {"kind", "name", "controller"},
+                        [&](size_t f, const JsonValue& rv, const JsonPath& rp) {
+                          if (f == 0) return d.ReadString(rv, rp, r.kind);
+                          if (f == 1) return d.ReadString(rv, rp, r.name);
+                          return ReadOptionalBool(d, rv, rp, r.controller);
+                        });
+  });
+}
+
+}  // namespace
 
 Status ReadNode(const GoDecoder& d, const JsonValue& v, const JsonPath& path, Node& out) {
   QRM_RETURN_IF_ERROR(d.ReadStruct(
@@ -93,6 +166,8 @@ Status ReadNode(const GoDecoder& d, const JsonValue& v, const JsonPath& path, No
   if (v.IsObject()) out.json = d.document().Text(v);
   return Status::Ok();
 }
+
+namespace {
 
 void WriteStringMap(std::string_view key, const std::map<std::string, std::string>& map,
                     GoJsonWriter& w) {
@@ -178,18 +253,20 @@ bool IsRfc3339Time(std::string_view s) {
 
 Status ReadObjectMeta(const GoDecoder& d, const JsonValue& v, const JsonPath& path,
                       ObjectMeta& out) {
-  return d.ReadStruct(v, path,
-                      {"name", "namespace", "uid", "labels", "annotations", "creationTimestamp"},
-                      [&](size_t field, const JsonValue& fv, const JsonPath& fp) {
-                        switch (field) {
-                          case 0: return d.ReadString(fv, fp, out.name);
-                          case 1: return d.ReadString(fv, fp, out.namespace_name);
-                          case 2: return d.ReadString(fv, fp, out.uid);
-                          case 3: return d.ReadStringMap(fv, fp, out.labels);
-                          case 4: return d.ReadStringMap(fv, fp, out.annotations);
-                          default: return ReadTime(d, fv, fp, out.creation_timestamp);
-                        }
-                      });
+  return d.ReadStruct(
+      v, path,
+      {"name", "namespace", "uid", "labels", "annotations", "creationTimestamp", "ownerReferences"},
+      [&](size_t field, const JsonValue& fv, const JsonPath& fp) {
+        switch (field) {
+          case 0: return d.ReadString(fv, fp, out.name);
+          case 1: return d.ReadString(fv, fp, out.namespace_name);
+          case 2: return d.ReadString(fv, fp, out.uid);
+          case 3: return d.ReadStringMap(fv, fp, out.labels);
+          case 4: return d.ReadStringMap(fv, fp, out.annotations);
+          case 5: return ReadTime(d, fv, fp, out.creation_timestamp);
+          default: return ReadOwnerReferences(d, fv, fp, out.owner_references);
+        }
+      });
 }
 
 Status ReadPod(const GoDecoder& d, const JsonValue& v, const JsonPath& path, Pod& out) {
@@ -198,12 +275,7 @@ Status ReadPod(const GoDecoder& d, const JsonValue& v, const JsonPath& path, Pod
                         switch (field) {
                           case 0: return ReadObjectMeta(d, fv, fp, out.metadata);
                           case 1: return ReadPodSpec(d, fv, fp, out.spec);
-                          default:
-                            return d.ReadStruct(
-                                fv, fp, {"phase"},
-                                [&](size_t, const JsonValue& sv, const JsonPath& sp) {
-                                  return d.ReadString(sv, sp, out.status.phase);
-                                });
+                          default: return ReadPodStatus(d, fv, fp, out.status);
                         }
                       });
 }

@@ -14,6 +14,7 @@ namespace qrm::extender {
 Status ReadObjectMeta(const GoDecoder& d, const JsonValue& v, const JsonPath& path,
                       ObjectMeta& out);
 Status ReadPod(const GoDecoder& d, const JsonValue& v, const JsonPath& path, Pod& out);
+Status ReadNode(const GoDecoder& d, const JsonValue& v, const JsonPath& path, Node& out);
 Status ReadNodeList(const GoDecoder& d, const JsonValue& v, const JsonPath& path, NodeList& out);
 
 // {"metadata":{},"items":[...]} as Go writes a NodeList with no list metadata: each node as

@@ -7,6 +7,8 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -60,5 +62,23 @@ inline constexpr size_t kMaxResponseBytes = 64u << 20;
 // failed: ..."), kInvalidArgument for a bad method, kResourceExhausted for a body too large.
 StatusOr<HttpResponse> HttpCall(const Url& url, const TlsConfig& tls, const HttpRequest& request,
                                 std::chrono::milliseconds timeout);
+
+// A streamed body (a watch): called with each piece as it arrives, in order; pieces split the
+// body anywhere. Returning false ends the exchange.
+using BodySink = std::function<bool(std::string_view piece)>;
+
+struct StreamTimeouts {
+  std::chrono::milliseconds connect{30000};  // until the answer's header has arrived
+  std::chrono::milliseconds idle{330000};    // the longest wait for the next piece of body
+};
+
+// One request whose 2xx body goes to `sink` as it arrives; a non-2xx body is read whole (up
+// to kMaxResponseBytes) into the answer and never given to `sink`. It ends when the server
+// ends the body or `sink` returns false (the answer, its body empty for 2xx), when `stop` is
+// requested (kCancelled, within 100 ms, from any thread), or past a timeout
+// (kDeadlineExceeded); other errors as HttpCall's.
+StatusOr<HttpResponse> HttpStream(const Url& url, const TlsConfig& tls, const HttpRequest& request,
+                                  StreamTimeouts timeouts, const BodySink& sink,
+                                  std::stop_token stop);
 
 }  // namespace qrm::kube

@@ -103,9 +103,9 @@ StatusOr<std::string> KubeClient::LoadToken() const {
   return token;
 }
 
-StatusOr<KubeResponse> KubeClient::Request(std::string_view method, std::string_view path,
-                                           std::string_view body,
-                                           std::string_view content_type) const {
+StatusOr<std::pair<TlsConfig, HttpRequest>> KubeClient::Prepare(
+    std::string_view method, std::string_view path, std::string_view body,
+    std::string_view content_type) const {
   if (!IsPrintablePath(path)) {
     return InvalidArgumentError(fmt::format(
         "request path {}: must start with '/' and hold only printable ASCII", Quote(path)));
@@ -119,7 +119,25 @@ StatusOr<KubeResponse> KubeClient::Request(std::string_view method, std::string_
   request.headers.emplace_back("Accept", "application/json");
   if (!body.empty()) request.headers.emplace_back("Content-Type", std::string(content_type));
   if (!token->empty()) request.headers.emplace_back("Authorization", "Bearer " + *token);
-  QRM_ASSIGN_OR_RETURN(HttpResponse answer, HttpCall(url_, *tls, request, config_.timeout));
+  return std::make_pair(std::move(*tls), std::move(request));
+}
+
+StatusOr<KubeResponse> KubeClient::Request(std::string_view method, std::string_view path,
+                                           std::string_view body,
+                                           std::string_view content_type) const {
+  QRM_ASSIGN_OR_RETURN(auto prepared, Prepare(method, path, body, content_type));
+  QRM_ASSIGN_OR_RETURN(HttpResponse answer,
+                       HttpCall(url_, prepared.first, prepared.second, config_.timeout));
+  return KubeResponse{answer.status, std::move(answer.body), std::move(answer.content_type)};
+}
+
+StatusOr<KubeResponse> KubeClient::Stream(std::string_view path,
+                                          std::chrono::milliseconds idle_timeout,
+                                          const BodySink& sink, std::stop_token stop) const {
+  QRM_ASSIGN_OR_RETURN(auto prepared, Prepare("GET", path, {}, {}));
+  const StreamTimeouts timeouts{config_.timeout, idle_timeout};
+  QRM_ASSIGN_OR_RETURN(HttpResponse answer, HttpStream(url_, prepared.first, prepared.second,
+                                                       timeouts, sink, std::move(stop)));
   return KubeResponse{answer.status, std::move(answer.body), std::move(answer.content_type)};
 }
 

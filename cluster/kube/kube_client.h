@@ -5,9 +5,12 @@
 // returned whatever its HTTP code; only transport errors (and bad arguments) are a Status.
 #pragma once
 
+#include <chrono>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "cluster/kube/http_client.h"
@@ -35,6 +38,11 @@ class KubeClient {
                                  std::string_view body = {},
                                  std::string_view content_type = "application/json") const;
 
+  // A GET whose 2xx body is streamed to `sink` (a watch: HttpStream); a non-2xx answer comes
+  // back whole. The connection timeout is the configuration's request timeout.
+  StatusOr<KubeResponse> Stream(std::string_view path, std::chrono::milliseconds idle_timeout,
+                                const BodySink& sink, std::stop_token stop) const;
+
   // The full URL of `path`, for messages.
   std::string UrlOf(std::string_view path) const { return url_.ToString() + std::string(path); }
   const ClusterConfig& config() const { return config_; }
@@ -44,6 +52,10 @@ class KubeClient {
 
   StatusOr<TlsConfig> LoadTls() const;
   StatusOr<std::string> LoadToken() const;
+  // The request with the credentials: the TLS configuration and the headers.
+  StatusOr<std::pair<TlsConfig, HttpRequest>> Prepare(std::string_view method,
+                                                      std::string_view path, std::string_view body,
+                                                      std::string_view content_type) const;
 
   ClusterConfig config_;
   Url url_;

@@ -42,7 +42,7 @@ void DaemonFlags::AddSourceFlags() {
   add("socket-allowed-uids", po::value(&allowed_uids_)->default_value(allowed_uids_),
       "users (names or ids) allowed on the advisor's socket");
   add("state-dir", po::value(&v.state_dir)->default_value(v.state_dir),
-      "model checkpoints (\"\": none)");
+      "model checkpoints and the extended resources published (\"\": none)");
   add("checkpoint-interval", po::value(&checkpoint_interval_)->default_value(checkpoint_interval_),
       "at most one checkpoint of each model per interval");
   add("metrics-address", po::value(&v.metrics_address)->default_value(v.metrics_address),
@@ -273,6 +273,11 @@ Status DaemonFlags::FinishReport(DaemonConfig& c) const {
       c.report.node_name = host;  // the kubelet's default node name is the hostname, lowercased
       for (char& ch : c.report.node_name) ch = static_cast<char>(std::tolower(ch));
     }
+  }
+  // What qrm published as the node's extended resources survives a restart in the state
+  // directory (advisor/agent/extended_resource_publisher.h); without one it is kept in memory.
+  if (!c.state_dir.empty()) {
+    c.report.extended_resources_file = c.state_dir + "/node-extended-resources.json";
   }
   // Only an object written to the API must carry a valid name; the local report takes any.
   if (!c.publish_node_report) return Status::Ok();

@@ -1,14 +1,18 @@
 #include "common/http/http_server.h"
 
 #include <algorithm>
+#include <optional>
 #include <thread>
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include "common/http/http_routes.h"
+#include "common/http/http_session.h"
+#include "common/http/tls_reloader.h"
 #include "common/log.h"
 #include "common/metrics/metrics.h"
 #include "common/quote.h"
@@ -21,92 +25,11 @@ using tcp = asio::ip::tcp;
 
 namespace {
 
-// Frees a connection's place in the server's counts when the connection ends.
-class ConnectionSlot {
- public:
-  ConnectionSlot(std::map<asio::ip::address, int>& per_address, int& total,
-                 asio::ip::address address)
-      : per_address_(per_address), total_(total), address_(std::move(address)) {
-    ++per_address_[address_];
-    ++total_;
-  }
-  ~ConnectionSlot() {
-    if (--per_address_[address_] == 0) per_address_.erase(address_);
-    --total_;
-  }
-  ConnectionSlot(const ConnectionSlot&) = delete;
-  ConnectionSlot& operator=(const ConnectionSlot&) = delete;
-
- private:
-  std::map<asio::ip::address, int>& per_address_;
-  int& total_;
-  const asio::ip::address address_;
-};
-
-// One connection: read a request, answer, repeat while keep-alive.
-class Session : public std::enable_shared_from_this<Session> {
- public:
-  Session(tcp::socket socket, const std::map<std::string, Handler>& routes,
-          std::unique_ptr<ConnectionSlot> slot)
-      : stream_(std::move(socket)), routes_(routes), slot_(std::move(slot)) {}
-
-  void Start() { Read(); }
-
- private:
-  void Read() {
-    request_ = {};
-    stream_.expires_after(std::chrono::seconds(30));
-    beast::http::async_read(stream_, buffer_, request_,
-                            [self = shared_from_this()](beast::error_code ec, size_t) {
-                              if (!ec) self->Answer();
-                            });
-  }
-
-  void Answer() {
-    auto response = std::make_shared<beast::http::response<beast::http::string_body>>();
-    response->version(request_.version());
-    response->keep_alive(request_.keep_alive());
-    std::string target(request_.target());
-    if (size_t q = target.find('?'); q != std::string::npos) target.resize(q);
-    auto route = routes_.find(target);
-    if (request_.method() != beast::http::verb::get &&
-        request_.method() != beast::http::verb::head) {
-      response->result(beast::http::status::method_not_allowed);
-      response->body() = "only GET\n";
-    } else if (route == routes_.end()) {
-      response->result(beast::http::status::not_found);
-      response->body() = "not found\n";
-    } else {
-      Response r = route->second();
-      response->result(static_cast<unsigned>(r.status));
-      response->set(beast::http::field::content_type, r.content_type);
-      if (request_.method() == beast::http::verb::get) response->body() = std::move(r.body);
-    }
-    response->prepare_payload();
-    beast::http::async_write(
-        stream_, *response, [self = shared_from_this(), response](beast::error_code ec, size_t) {
-          if (ec || !response->keep_alive()) {
-            beast::error_code ignored;
-            self->stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
-            return;
-          }
-          self->Read();
-        });
-  }
-
-  beast::tcp_stream stream_;
-  beast::flat_buffer buffer_;
-  beast::http::request<beast::http::string_body> request_;
-  const std::map<std::string, Handler>& routes_;
-  std::unique_ptr<ConnectionSlot> slot_;
-};
-
-StatusOr<tcp::endpoint> ParseAddress(const std::string& address) {
+StatusOr<tcp::endpoint> ParseAddress(const std::string& key, const std::string& address) {
   const size_t colon = address.rfind(':');
   auto bad = [&] {
-    return InvalidArgumentError(
-        fmt::format("metrics_address: invalid value {} (expected IP:PORT, e.g. 127.0.0.1:9464)",
-                    Quote(address)));
+    return InvalidArgumentError(fmt::format(
+        "{}: invalid value {} (expected IP:PORT, e.g. 127.0.0.1:9464)", key, Quote(address)));
   };
   if (colon == std::string::npos) return bad();
   std::string host = address.substr(0, colon);
@@ -130,10 +53,10 @@ StatusOr<tcp::endpoint> ParseAddress(const std::string& address) {
 
 class HttpServer::Impl {
  public:
-  Impl(std::string address, std::map<std::string, Handler> routes, ConnectionLimits limits)
+  Impl(std::string address, RouteTable routes, ServerOptions options)
       : address_(std::move(address)),
         routes_(std::move(routes)),
-        limits_(limits),
+        options_(std::move(options)),
         refused_per_address_(metrics::Default().GetCounter(
             "qrm_http_connections_refused_total",
             "HTTP connections closed at once because a connection bound was reached.",
@@ -148,20 +71,28 @@ class HttpServer::Impl {
   ~Impl() { Stop(); }
 
   Status Start() {
-    QRM_ASSIGN_OR_RETURN(auto endpoint, ParseAddress(address_));
+    QRM_ASSIGN_OR_RETURN(auto endpoint, ParseAddress(options_.address_key, address_));
+    if (options_.tls) {
+      tls_.emplace(*options_.tls, options_.tls_reload_interval);
+      QRM_RETURN_IF_ERROR(tls_->Load());
+    }
     beast::error_code ec;
     acceptor_.open(endpoint.protocol(), ec);
     if (!ec) acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
     if (!ec) acceptor_.bind(endpoint, ec);
     if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
     if (ec) {
-      return UnavailableError(fmt::format("metrics_address {}: {}", address_, ec.message()));
+      return UnavailableError(
+          fmt::format("{} {}: {}", options_.address_key, address_, ec.message()));
     }
     port_ = acceptor_.local_endpoint().port();
     Accept();
     thread_ = std::thread([this] { io_.run(); });
-    Logger("http")->info("serving /metrics /healthz /readyz on {}",
-                         fmt::format("{}:{}", endpoint.address().to_string(), port_));
+    std::vector<std::string> paths;
+    for (const auto& [path, route] : routes_) paths.push_back(path);
+    Logger("http")->info("serving {} on {}{}:{}", fmt::join(paths, " "),
+                         options_.tls ? "https://" : "http://", endpoint.address().to_string(),
+                         port_);
     return Status::Ok();
   }
 
@@ -209,26 +140,36 @@ class HttpServer::Impl {
     if (ec) return;  // gone already
     const auto it = per_address_.find(peer.address());
     const int from_peer = it == per_address_.end() ? 0 : it->second;
-    if (from_peer >= limits_.max_per_address || total_ >= limits_.max_total) {
-      (from_peer >= limits_.max_per_address ? refused_per_address_ : refused_total_).Inc();
+    const ConnectionLimits& limits = options_.limits;
+    if (from_peer >= limits.max_per_address || total_ >= limits.max_total) {
+      (from_peer >= limits.max_per_address ? refused_per_address_ : refused_total_).Inc();
       refusals_.Log(spdlog::level::warn,
                     "closed a connection from {}: {} (it holds {}, {} open in all)",
                     peer.address().to_string(),
-                    from_peer >= limits_.max_per_address ? "per-address bound reached"
-                                                         : "connection bound reached",
+                    from_peer >= limits.max_per_address ? "per-address bound reached"
+                                                        : "connection bound reached",
                     from_peer, total_);
       return;  // the socket closes here
     }
     auto slot = std::make_unique<ConnectionSlot>(per_address_, total_, peer.address());
-    std::make_shared<Session>(std::move(socket), routes_, std::move(slot))->Start();
+    const SessionOptions session{options_.max_body_bytes, options_.read_timeout};
+    if (tls_) {
+      std::make_shared<Session<TlsStream>>(std::move(socket), tls_->Current(), routes_, session,
+                                           std::move(slot))
+          ->Start();
+    } else {
+      std::make_shared<Session<PlainStream>>(std::move(socket), routes_, session, std::move(slot))
+          ->Start();
+    }
   }
 
   // Declared before io_: sessions destroyed with the io_context still release their slots.
   std::map<asio::ip::address, int> per_address_;
   int total_ = 0;
   const std::string address_;
-  const std::map<std::string, Handler> routes_;
-  const ConnectionLimits limits_;
+  const RouteTable routes_;
+  const ServerOptions options_;
+  std::optional<TlsReloader> tls_;
   metrics::Counter& refused_per_address_;
   metrics::Counter& refused_total_;
   metrics::Counter& accept_errors_;
@@ -242,9 +183,23 @@ class HttpServer::Impl {
   int port_ = 0;
 };
 
+namespace {
+
+RouteTable GetRoutes(std::map<std::string, Handler> handlers) {
+  RouteTable routes;
+  for (auto& [path, handler] : handlers) routes.emplace(path, GetRoute(std::move(handler)));
+  return routes;
+}
+
+}  // namespace
+
 HttpServer::HttpServer(std::string address, std::map<std::string, Handler> routes,
                        ConnectionLimits limits)
-    : impl_(std::make_unique<Impl>(std::move(address), std::move(routes), limits)) {}
+    : impl_(std::make_unique<Impl>(std::move(address), GetRoutes(std::move(routes)),
+                                   ServerOptions{.limits = limits})) {}
+HttpServer::HttpServer(std::string address, std::map<std::string, Route> routes,
+                       ServerOptions options)
+    : impl_(std::make_unique<Impl>(std::move(address), std::move(routes), std::move(options))) {}
 HttpServer::~HttpServer() = default;
 Status HttpServer::Start() {
   return impl_->Start();

@@ -1,36 +1,21 @@
 #include "testing/kube/object_collection.h"
 
+#include <chrono>
+#include <ctime>
+
 #include <fmt/format.h>
 #include <rapidjson/document.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
+
+#include "testing/kube/collection_state.h"
 
 namespace qrm::testing {
-
-struct ObjectCollection::State {
-  CollectionOptions options;
-  std::string resource;  // "nodemetrics.slo.koordinator.sh", for messages
-  mutable Mutex mu;
-  std::map<std::string, std::string> objects QRM_GUARDED_BY(mu);
-  int64_t version QRM_GUARDED_BY(mu) = 1000;
-  int writes QRM_GUARDED_BY(mu) = 0;
-  int conflicts QRM_GUARDED_BY(mu) = 0;
-  int fail_code QRM_GUARDED_BY(mu) = 0;
-  int fail_times QRM_GUARDED_BY(mu) = 0;
-};
-
 namespace {
 
+using collection::Emit;
+using collection::Serialize;
 using State = ObjectCollection::State;
 using rapidjson::Document;
 using rapidjson::Value;
-
-std::string Serialize(const Value& v) {
-  rapidjson::StringBuffer buffer;
-  rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
-  v.Accept(w);
-  return buffer.GetString();
-}
 
 std::string StringAt(const Value& object, const char* a, const char* b) {
   if (!object.IsObject() || !object.HasMember(a) || !object[a].IsObject()) return "";
@@ -48,17 +33,40 @@ void SetString(Document& doc, Value& object, const char* key, const std::string&
   }
 }
 
+Value& ObjectMember(Document& doc, Value& object, const char* key) {
+  if (!object.HasMember(key) || !object[key].IsObject()) {
+    if (object.HasMember(key)) object.RemoveMember(key);
+    object.AddMember(Value(key, doc.GetAllocator()), Value(rapidjson::kObjectType),
+                     doc.GetAllocator());
+  }
+  return object[key];
+}
+
+std::string NowRfc3339() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", utc.tm_year + 1900, utc.tm_mon + 1,
+                     utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec);
+}
+
 // metadata.resourceVersion <- a new version; on create also uid and creationTimestamp.
 std::string Stamp(State& s, Document& doc, bool create) QRM_REQUIRES(s.mu) {
-  if (!doc["metadata"].IsObject()) doc["metadata"].SetObject();
-  Value& meta = doc["metadata"];
+  Value& meta = ObjectMember(doc, doc, "metadata");
   SetString(doc, meta, "resourceVersion", std::to_string(++s.version));
   if (create) {
     SetString(doc, meta, "uid", fmt::format("uid-{}", s.version));
-    SetString(doc, meta, "creationTimestamp", "2026-11-27T00:00:00Z");
+    SetString(doc, meta, "creationTimestamp", NowRfc3339());
   }
-  ++s.writes;
   return Serialize(doc);
+}
+
+// Stores the stamped object and sends its event.
+const std::string& Store(State& s, const std::string& key, Document& doc, bool create)
+    QRM_REQUIRES(s.mu) {
+  std::string& stored = s.objects[key] = Stamp(s, doc, create);
+  Emit(s, create ? "ADDED" : "MODIFIED", key, stored);
+  return stored;
 }
 
 std::optional<ApiResponse> ScriptedFailure(State& s) QRM_REQUIRES(s.mu) {
@@ -69,21 +77,21 @@ std::optional<ApiResponse> ScriptedFailure(State& s) QRM_REQUIRES(s.mu) {
                       fmt::format("scripted failure of the test server ({})", s.fail_code));
 }
 
-// The body as an object of this collection's kind, or the 400 answer.
-std::optional<ApiResponse> ParseBody(const State& s, const ApiRequest& r, Document& doc) {
+std::string KindOf(const Document& doc, const char* member) {
+  return doc.HasMember(member) && doc[member].IsString() ? doc[member].GetString() : "";
+}
+
+// The body as an object of `kind`, or the 400 answer.
+std::optional<ApiResponse> ParseBody(const ApiRequest& r, const std::string& kind,
+                                     const std::string& api_version, Document& doc) {
   doc.Parse(r.body.c_str());
   if (doc.HasParseError() || !doc.IsObject()) {
     return StatusAnswer(400, "BadRequest", "the body is not a JSON object");
   }
-  const std::string kind =
-      doc.HasMember("kind") && doc["kind"].IsString() ? doc["kind"].GetString() : "";
-  const std::string version = doc.HasMember("apiVersion") && doc["apiVersion"].IsString()
-                                  ? doc["apiVersion"].GetString()
-                                  : "";
-  if (kind != s.options.kind || version != s.options.api_version) {
+  if (KindOf(doc, "kind") != kind || KindOf(doc, "apiVersion") != api_version) {
     return StatusAnswer(400, "BadRequest",
-                        fmt::format("the body is a {} {}, not a {} {}", version, kind,
-                                    s.options.api_version, s.options.kind));
+                        fmt::format("the body is a {} {}, not a {} {}", KindOf(doc, "apiVersion"),
+                                    KindOf(doc, "kind"), api_version, kind));
   }
   if (!doc.HasMember("metadata") || !doc["metadata"].IsObject()) {
     return StatusAnswer(400, "BadRequest", "metadata is missing");
@@ -104,35 +112,49 @@ ApiResponse NotFound(const State& s, const std::string& name) {
   return StatusAnswer(404, "NotFound", fmt::format("{} \"{}\" not found", s.resource, name));
 }
 
+// The key of the object a path's captures name: {name} or {namespace, name, ...}.
+std::string KeyOf(const State& s, const ApiRequest& r) {
+  return s.options.namespaced ? r.params.at(0) + "/" + r.params.at(1) : r.params.at(0);
+}
+std::string NameOf(const std::string& key) {
+  return key.substr(key.find('/') + 1);
+}
+
 ApiResponse Create(State& s, const ApiRequest& r) {
   Document doc;
-  if (auto bad = ParseBody(s, r, doc)) return *bad;
+  if (auto bad = ParseBody(r, s.options.kind, s.options.api_version, doc)) return *bad;
   const std::string name = StringAt(doc, "metadata", "name");
   if (name.empty()) return StatusAnswer(400, "BadRequest", "metadata.name: Required value");
+  std::string key = name;
+  if (s.options.namespaced) {
+    key = r.params.at(0) + "/" + name;
+    SetString(doc, doc["metadata"], "namespace", r.params.at(0));
+  }
   if (s.options.status_subresource && doc.HasMember("status")) doc.RemoveMember("status");
   MutexLock lock(s.mu);
   if (auto failed = ScriptedFailure(s)) return *failed;
-  if (s.objects.contains(name)) {
+  if (s.objects.contains(key)) {
     return StatusAnswer(409, "AlreadyExists",
                         fmt::format("{} \"{}\" already exists", s.resource, name));
   }
-  return ApiResponse{201, s.objects[name] = Stamp(s, doc, true)};
+  ++s.writes;
+  return ApiResponse{201, Store(s, key, doc, true)};
 }
 
 // PUT of the object (`status_only` false) or of its status subresource.
 ApiResponse Update(State& s, const ApiRequest& r, bool status_only) {
-  const std::string& name = r.params.at(0);
+  const std::string key = KeyOf(s, r);
   Document doc;
-  if (auto bad = ParseBody(s, r, doc)) return *bad;
+  if (auto bad = ParseBody(r, s.options.kind, s.options.api_version, doc)) return *bad;
   MutexLock lock(s.mu);
   if (auto failed = ScriptedFailure(s)) return *failed;
-  auto it = s.objects.find(name);
-  if (it == s.objects.end()) return NotFound(s, name);
+  auto it = s.objects.find(key);
+  if (it == s.objects.end()) return NotFound(s, NameOf(key));
   Document stored;
   stored.Parse(it->second.c_str());
   if (StringAt(doc, "metadata", "resourceVersion") !=
       StringAt(stored, "metadata", "resourceVersion")) {
-    return Conflict(s, name);
+    return Conflict(s, NameOf(key));
   }
   Document& next = status_only ? stored : doc;
   const Document& from = status_only ? doc : stored;
@@ -143,17 +165,76 @@ ApiResponse Update(State& s, const ApiRequest& r, bool status_only) {
       next.AddMember("status", status, next.GetAllocator());
     }
   }
-  it->second = Stamp(s, next, false);
-  return ApiResponse{200, it->second};
+  ++s.writes;
+  return ApiResponse{200, Store(s, key, next, false)};
 }
 
-ApiResponse List(State& s) {
+ApiResponse Remove(State& s, const std::string& key) QRM_REQUIRES(s.mu) {
+  auto it = s.objects.find(key);
+  if (it == s.objects.end()) return NotFound(s, NameOf(key));
+  Document doc;
+  doc.Parse(it->second.c_str());
+  s.objects.erase(it);
+  const std::string json = Stamp(s, doc, false);
+  Emit(s, "DELETED", key, json);
+  return ApiResponse{200, json};
+}
+
+// The PodScheduled condition the binding sets (pkg/registry/core/pod/storage).
+void SetScheduled(Document& pod) {
+  Value& status = ObjectMember(pod, pod, "status");
+  if (!status.HasMember("conditions") || !status["conditions"].IsArray()) {
+    if (status.HasMember("conditions")) status.RemoveMember("conditions");
+    status.AddMember("conditions", Value(rapidjson::kArrayType), pod.GetAllocator());
+  }
+  Value& conditions = status["conditions"];
+  for (auto it = conditions.Begin(); it != conditions.End(); ++it) {
+    if (it->IsObject() && it->HasMember("type") && (*it)["type"].IsString() &&
+        std::string_view((*it)["type"].GetString()) == "PodScheduled") {
+      conditions.Erase(it);
+      break;
+    }
+  }
+  Value condition(rapidjson::kObjectType);
+  auto& a = pod.GetAllocator();
+  condition.AddMember("type", "PodScheduled", a);
+  condition.AddMember("status", "True", a);
+  condition.AddMember("lastProbeTime", Value(rapidjson::kNullType), a);
+  condition.AddMember("lastTransitionTime", Value(NowRfc3339().c_str(), a), a);
+  conditions.PushBack(condition, a);
+}
+
+ApiResponse Bind(State& s, const ApiRequest& r) {
+  const std::string key = KeyOf(s, r);
+  Document binding;
+  if (auto bad = ParseBody(r, "Binding", "v1", binding)) return *bad;
+  const std::string node = StringAt(binding, "target", "name");
+  if (node.empty()) return StatusAnswer(400, "BadRequest", "target.name: Required value");
   MutexLock lock(s.mu);
-  std::string items;
-  for (const auto& [name, json] : s.objects) items += (items.empty() ? "" : ",") + json;
-  return ApiResponse{200, fmt::format(R"({{"kind":"{}List","apiVersion":"{}",)"
-                                      R"("metadata":{{"resourceVersion":"{}"}},"items":[{}]}})",
-                                      s.options.kind, s.options.api_version, s.version, items)};
+  if (auto failed = ScriptedFailure(s)) return *failed;
+  auto it = s.objects.find(key);
+  if (it == s.objects.end()) return NotFound(s, NameOf(key));
+  Document pod;
+  pod.Parse(it->second.c_str());
+  Value& spec = ObjectMember(pod, pod, "spec");
+  const std::string bound = StringAt(pod, "spec", "nodeName");
+  if (!bound.empty()) {
+    return StatusAnswer(409, "Conflict",
+                        fmt::format("Operation cannot be fulfilled on pods/binding \"{}\": pod {} "
+                                    "is already assigned to node \"{}\"",
+                                    NameOf(key), NameOf(key), bound));
+  }
+  SetString(pod, spec, "nodeName", node);
+  SetScheduled(pod);
+  ++s.writes;
+  Store(s, key, pod, false);
+  return StatusAnswer(201, "", "");
+}
+
+// "/api/v1/pods" -> "/api/v1/namespaces/{}/pods".
+std::string NamespacedPath(const std::string& path) {
+  const size_t last = path.rfind('/');
+  return path.substr(0, last) + "/namespaces/{}" + path.substr(last);
 }
 
 std::string ResourceName(const std::string& path) {
@@ -170,33 +251,55 @@ std::string ResourceName(const std::string& path) {
   return parts.empty() ? path : parts.back();
 }
 
+void AddRoutes(TestApiServer& server, const std::shared_ptr<State>& s) {
+  const CollectionOptions& o = s->options;
+  const std::string objects = o.namespaced ? NamespacedPath(o.path) : o.path;
+  server.AddRoute("GET", o.path,
+                  [s](const ApiRequest& r) { return collection::ListOrWatch(*s, r, ""); });
+  if (o.namespaced) {
+    server.AddRoute("GET", objects, [s](const ApiRequest& r) {
+      return collection::ListOrWatch(*s, r, r.params.at(0));
+    });
+  }
+  server.AddRoute("POST", objects, [s](const ApiRequest& r) { return Create(*s, r); });
+  server.AddRoute("GET", objects + "/{}", [s](const ApiRequest& r) {
+    MutexLock lock(s->mu);
+    auto it = s->objects.find(KeyOf(*s, r));
+    return it == s->objects.end() ? NotFound(*s, NameOf(KeyOf(*s, r)))
+                                  : ApiResponse{200, it->second};
+  });
+  server.AddRoute("PUT", objects + "/{}",
+                  [s](const ApiRequest& r) { return Update(*s, r, false); });
+  server.AddRoute("DELETE", objects + "/{}", [s](const ApiRequest& r) {
+    MutexLock lock(s->mu);
+    return Remove(*s, KeyOf(*s, r));
+  });
+  if (o.status_subresource) {
+    server.AddRoute("PUT", objects + "/{}/status",
+                    [s](const ApiRequest& r) { return Update(*s, r, true); });
+  }
+  if (o.binding) {
+    server.AddRoute("POST", objects + "/{}/binding",
+                    [s](const ApiRequest& r) { return Bind(*s, r); });
+  }
+}
+
 }  // namespace
 
 ObjectCollection::ObjectCollection(TestApiServer& server, CollectionOptions options)
     : state_(std::make_shared<State>()) {
   state_->options = std::move(options);
   state_->resource = ResourceName(state_->options.path);
-  const std::string& path = state_->options.path;
-  std::shared_ptr<State> s = state_;
-  server.AddRoute("GET", path, [s](const ApiRequest&) { return List(*s); });
-  server.AddRoute("POST", path, [s](const ApiRequest& r) { return Create(*s, r); });
-  server.AddRoute("GET", path + "/{}", [s](const ApiRequest& r) {
-    MutexLock lock(s->mu);
-    auto it = s->objects.find(r.params.at(0));
-    return it == s->objects.end() ? NotFound(*s, r.params.at(0)) : ApiResponse{200, it->second};
-  });
-  server.AddRoute("PUT", path + "/{}", [s](const ApiRequest& r) { return Update(*s, r, false); });
-  if (state_->options.status_subresource) {
-    server.AddRoute("PUT", path + "/{}/status",
-                    [s](const ApiRequest& r) { return Update(*s, r, true); });
-  }
+  AddRoutes(server, state_);
 }
 
-ObjectCollection::~ObjectCollection() = default;
+ObjectCollection::~ObjectCollection() {
+  CloseWatches();
+}
 
-std::optional<std::string> ObjectCollection::Get(const std::string& name) const {
+std::optional<std::string> ObjectCollection::Get(const std::string& key) const {
   MutexLock lock(state_->mu);
-  auto it = state_->objects.find(name);
+  auto it = state_->objects.find(key);
   if (it == state_->objects.end()) return std::nullopt;
   return it->second;
 }
@@ -208,16 +311,56 @@ std::vector<std::string> ObjectCollection::Names() const {
   return names;
 }
 
-void ObjectCollection::Seed(const std::string& name, const std::string& json) {
+void ObjectCollection::Seed(const std::string& key, const std::string& json) {
   Document doc;
   doc.Parse(json.c_str());
   MutexLock lock(state_->mu);
-  if (doc.HasParseError() || !doc.IsObject() || !doc.HasMember("metadata")) {
-    state_->objects[name] = json;
+  if (doc.HasParseError() || !doc.IsObject()) {  // stored as is: a test of bad objects
+    state_->objects[key] = json;
     return;
   }
-  state_->objects[name] = Stamp(*state_, doc, true);
-  --state_->writes;  // seeding is not a write of the code under test
+  Store(*state_, key, doc, !state_->objects.contains(key));
+}
+
+void ObjectCollection::Delete(const std::string& key) {
+  MutexLock lock(state_->mu);
+  if (state_->objects.contains(key)) Remove(*state_, key);
+}
+
+void ObjectCollection::Compact() {
+  MutexLock lock(state_->mu);
+  state_->history.clear();
+  state_->compacted = state_->version;
+}
+
+void ObjectCollection::Bookmark() {
+  collection::Bookmark(*state_);
+}
+
+void ObjectCollection::CloseWatches() {
+  collection::CloseWatches(*state_);
+}
+
+int ObjectCollection::open_watches() const {
+  MutexLock lock(state_->mu);
+  int open = 0;
+  for (const CollectionWatch& w : state_->watches) open += w.feed->cancelled() ? 0 : 1;
+  return open;
+}
+
+int ObjectCollection::watch_requests() const {
+  MutexLock lock(state_->mu);
+  return state_->watch_requests;
+}
+
+int ObjectCollection::list_requests() const {
+  MutexLock lock(state_->mu);
+  return state_->list_requests;
+}
+
+int64_t ObjectCollection::resource_version() const {
+  MutexLock lock(state_->mu);
+  return state_->version;
 }
 
 void ObjectCollection::FailWrites(int code, int times) {

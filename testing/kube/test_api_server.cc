@@ -6,6 +6,8 @@
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
@@ -70,11 +72,19 @@ struct Route {
   RouteHandler handler;
 };
 
+// Whether the server still runs: a feed's producer may post to the server's io_context only
+// while it does (the context is gone after Stop).
+struct RunGate {
+  Mutex mu;
+  bool open QRM_GUARDED_BY(mu) = true;
+};
+
 // What a session hands each request to (the server).
 class RequestHandler {
  public:
   virtual ~RequestHandler() = default;
   virtual ApiResponse Handle(ApiRequest request, std::string_view authorization) = 0;
+  virtual std::shared_ptr<RunGate> gate() const = 0;
 };
 
 std::string_view View(beast::string_view s) {
@@ -120,6 +130,7 @@ class TestApiServer::Impl : public RequestHandler {
   Status Start();
   void Stop();
   ApiResponse Handle(ApiRequest request, std::string_view authorization) override;
+  std::shared_ptr<RunGate> gate() const override { return gate_; }
   ApiResponse Evict(const ApiRequest& request);
 
   asio::io_context ioc_;  // first: destroyed last, with the sessions its handlers hold
@@ -129,6 +140,7 @@ class TestApiServer::Impl : public RequestHandler {
   std::optional<tcp::acceptor> acceptor_;
   std::thread thread_;
   int port_ = 0;
+  const std::shared_ptr<RunGate> gate_ = std::make_shared<RunGate>();
 
   mutable Mutex mu_;
   std::string token_ QRM_GUARDED_BY(mu_) = options_.token;
@@ -199,6 +211,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     r.body = request_.body();
     r.client_certificate = client_certificate_;
     const ApiResponse a = server_->Handle(std::move(r), View(request_[http::field::authorization]));
+    if (a.feed) return StartStream(a);
     response_ = {};
     response_.version(request_.version());
     response_.keep_alive(request_.keep_alive());
@@ -214,12 +227,85 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
                       });
   }
 
+  // A watch: the header, then each batch the feed gives as one chunk, then the last chunk and
+  // the end of the connection. A read that fails meanwhile means the client went away.
+  void StartStream(const ApiResponse& a) {
+    feed_ = a.feed;
+    beast::get_lowest_layer(stream_).expires_never();
+    head_.version(11);
+    head_.result(static_cast<unsigned>(a.code));
+    head_.set(http::field::content_type, a.content_type);
+    head_.keep_alive(false);
+    head_.chunked(true);
+    serializer_.emplace(head_);
+    http::async_write_header(stream_, *serializer_,
+                             [self = this->shared_from_this()](beast::error_code ec, size_t) {
+                               if (ec) return self->End();
+                               self->Pump();
+                               self->ReadPeer();
+                             });
+    if (feed_->deadline()) {
+      timer_.emplace(stream_.get_executor());
+      timer_->expires_at(*feed_->deadline());
+      timer_->async_wait([feed = feed_](beast::error_code ec) {
+        if (!ec) feed->Close();
+      });
+    }
+  }
+
+  void Pump() {
+    const auto weak = this->weak_from_this();
+    WatchFeed::Batch batch =
+        feed_->Take([weak, gate = server_->gate(), executor = stream_.get_executor()] {
+          MutexLock lock(gate->mu);
+          if (!gate->open) return;
+          asio::post(executor, [weak] {
+            if (auto self = weak.lock()) self->Pump();
+          });
+        });
+    auto self = this->shared_from_this();
+    if (!batch.data.empty()) {
+      chunk_ = std::move(batch.data);
+      asio::async_write(stream_, http::make_chunk(asio::buffer(chunk_)),
+                        [self](beast::error_code ec, size_t) {
+                          if (ec) return self->End();
+                          self->Pump();
+                        });
+    } else if (batch.closed) {
+      asio::async_write(stream_, http::make_chunk_last(),
+                        [self](beast::error_code, size_t) { self->End(); });
+    }
+  }
+
+  void ReadPeer() {
+    stream_.async_read_some(asio::buffer(peer_bytes_),
+                            [self = this->shared_from_this()](beast::error_code ec, size_t) {
+                              if (ec) return self->End();
+                              self->ReadPeer();  // a client sends nothing more; ignore it
+                            });
+  }
+
+  void End() {
+    feed_->Cancel();
+    if (timer_) timer_->cancel();
+    beast::error_code ignored;
+    beast::get_lowest_layer(stream_).socket().shutdown(tcp::socket::shutdown_both, ignored);
+    beast::get_lowest_layer(stream_).close();
+  }
+
   RequestHandler* const server_;
   Stream stream_;
   bool client_certificate_ = false;
   beast::flat_buffer buffer_;
   http::request<http::string_body> request_;
   http::response<http::string_body> response_;
+  // A watch.
+  std::shared_ptr<WatchFeed> feed_;
+  http::response<http::empty_body> head_;
+  std::optional<http::response_serializer<http::empty_body>> serializer_;
+  std::optional<asio::steady_timer> timer_;
+  std::string chunk_;
+  char peer_bytes_[512];
 };
 
 }  // namespace
@@ -272,6 +358,10 @@ void TestApiServer::Impl::Accept() {
 
 void TestApiServer::Impl::Stop() {
   if (!thread_.joinable()) return;
+  {
+    MutexLock lock(gate_->mu);
+    gate_->open = false;
+  }
   asio::post(ioc_, [this] {
     beast::error_code ignored;
     acceptor_->close(ignored);

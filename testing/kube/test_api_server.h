@@ -4,6 +4,8 @@
 // bearer token (or, when enabled, a client certificate signed by its CA) and answers 401 with
 // a Status object otherwise.
 //
+// Watches: a route answers with a WatchFeed (ApiResponse::feed), streamed chunked until it
+// closes; object_collection.h makes the list/watch semantics.
 // Routes are a table of method + path pattern ("/api/v1/namespaces/{}/pods/{}/eviction", each
 // {} one path segment); tests and later issues add their own (lists, watches). Built in:
 //  * POST .../pods/{name}/eviction: the Eviction subresource, with the API server's checks
@@ -24,6 +26,7 @@
 
 #include "common/status.h"
 #include "testing/kube/test_certificates.h"
+#include "testing/kube/watch_feed.h"
 
 namespace qrm::testing {
 
@@ -41,6 +44,9 @@ struct ApiResponse {
   int code = 200;
   std::string body;
   std::string content_type = "application/json";
+  // Set: a streamed answer (a watch). The header goes out at once, then, chunked, whatever the
+  // feed is given, until it closes (the connection then ends, as a watch's does).
+  std::shared_ptr<WatchFeed> feed;
 };
 
 using RouteHandler = std::function<ApiResponse(const ApiRequest&)>;

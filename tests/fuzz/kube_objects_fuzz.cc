@@ -6,7 +6,11 @@
 //   1  DecodeExtenderArgs: errors are kInvalidArgument with one printable line; the nodes and
 //      node names of an accepted request go into a filter answer that reads back the same;
 //   2  DecodeNodeMetric, 3 DecodeNodeResourceTopology (cluster/objects): errors as above; an
-//      accepted object written back reads back and writes the same text again.
+//      accepted object written back reads back and writes the same text again;
+//   4  a watch stream (cluster/kube/watch_events.h): the input cut in two pieces at its first
+//      byte's value through LineSplitter gives the same lines as whole; each line through
+//      ParseWatchEvent, and the whole input through ParseListPage: errors as above, an
+//      accepted event or item has a key unless it is a bookmark or an error.
 // Other selectors are ignored; new readers take the next numbers.
 #include <cstddef>
 #include <cstdint>
@@ -14,9 +18,11 @@
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cluster/extender/extender_codec.h"
 #include "cluster/kube/quantity.h"
+#include "cluster/kube/watch_events.h"
 #include "cluster/objects/node_metric_json.h"
 #include "cluster/objects/node_resource_topology.h"
 
@@ -103,6 +109,35 @@ void FuzzObject(std::string_view json, Decode decode, Encode encode) {
   Check(encode(*again) == written, "an object changes through a second write");
 }
 
+void FuzzWatchStream(std::string_view input) {
+  if (input.empty()) return;
+  const size_t cut = static_cast<unsigned char>(input[0]) % input.size();
+  qrm::kube::LineSplitter whole, pieces;
+  const auto all = whole.Feed(input);
+  const auto first = pieces.Feed(input.substr(0, cut));
+  const auto second = pieces.Feed(input.substr(cut));
+  Check(all.ok() && first.ok() && second.ok(), "the line splitter refused a small input");
+  std::vector<std::string> joined = *first;
+  joined.insert(joined.end(), second->begin(), second->end());
+  Check(joined == *all, "lines differ when the stream comes in two pieces");
+  for (const std::string& line : *all) {
+    const auto event = qrm::kube::ParseWatchEvent(line);
+    if (!event.ok()) {
+      CheckError(event.status());
+      continue;
+    }
+    const bool keyless = event->type == qrm::kube::WatchEventType::kBookmark ||
+                         event->type == qrm::kube::WatchEventType::kError;
+    Check(keyless || !event->id.key.empty(), "an accepted event without a key");
+  }
+  const auto page = qrm::kube::ParseListPage(input);
+  if (!page.ok()) {
+    CheckError(page.status());
+    return;
+  }
+  for (const auto& item : page->items) Check(!item.id.key.empty(), "a listed item without a key");
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -123,6 +158,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             return qrm::cluster::EncodeNodeResourceTopology(n);
           });
       break;
+    case 4: FuzzWatchStream(input); break;
     default: break;
   }
   return 0;

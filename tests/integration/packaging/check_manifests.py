@@ -116,6 +116,32 @@ def check_daemonset(where, ds, config_keys, configs):
         check_probes(where, spec, container, configs.get(f"{name}.json", {}))
 
 
+def check_extender(documents):
+    """The extender's Deployment: in qrm-system, its binary, probes on its --address port."""
+    deployments = [d for _, d in documents.get("Deployment", [])
+                   if d["metadata"]["name"] == "qrm-scheduler-extender"]
+    if len(deployments) != 1:
+        fail("deployments", "expected the Deployment qrm-scheduler-extender")
+        return
+    where = "qrm-scheduler-extender.yaml"
+    deployment = deployments[0]
+    if deployment["metadata"].get("namespace") != NAMESPACE:
+        fail(where, f"not in {NAMESPACE}")
+    container = deployment["spec"]["template"]["spec"]["containers"][0]
+    if container.get("command") != ["/usr/local/bin/qrm-scheduler-extender"]:
+        fail(where, "does not run /usr/local/bin/qrm-scheduler-extender")
+    address = flag_value(container.get("args", []), "--address") or ""
+    port = int(address.rsplit(":", 1)[1]) if ":" in address else None
+    for probe, path in (("livenessProbe", "/healthz"), ("readinessProbe", "/readyz")):
+        get = container.get(probe, {}).get("httpGet", {})
+        if get.get("path") != path or get.get("port") != port:
+            fail(where, f"{probe} does not ask {path} on port {port}")
+    mounts = container.get("volumeMounts", [])
+    args_file = flag_value(container.get("args", []), "--load-aware-args")
+    if args_file and not mounted(args_file, mounts):
+        fail(where, f"--load-aware-args {args_file} is not in a mounted volume")
+
+
 def main():
     root = pathlib.Path(sys.argv[1])
     manifests = root / "examples/deploy/kubernetes"
@@ -136,7 +162,8 @@ def main():
     if namespaces != [NAMESPACE]:
         fail("namespace", f"expected the namespace {NAMESPACE}, found {namespaces}")
 
-    config_maps = documents.get("ConfigMap", [])
+    config_maps = [(f, d) for f, d in documents.get("ConfigMap", [])
+                   if d["metadata"]["name"] != "qrm-scheduler-extender"]
     data = config_maps[0][1].get("data", {}) if len(config_maps) == 1 else {}
     if len(config_maps) != 1 or config_maps[0][1]["metadata"]["name"] != "qrm-config":
         fail("configmap", "expected exactly one ConfigMap, qrm-config")
@@ -158,6 +185,8 @@ def main():
     for file_name, ds in daemonsets:
         parsed = {key: json.loads(text) for key, text in data.items()}
         check_daemonset(f"{file_name} ({ds['metadata']['name']})", ds, set(data), parsed)
+
+    check_extender(documents)
 
     for error in errors:
         print(error)

@@ -9,6 +9,7 @@
 
 #include "cluster/objects/node_metric_json.h"
 #include "cluster/objects/node_resource_topology.h"
+#include "testing/kube/node_status_store.h"
 #include "testing/kube/object_collection.h"
 #include "testing/kube/test_api_server.h"
 #include "tests/unit/advisor/agent/fake_node.h"
@@ -222,6 +223,64 @@ TEST_CASE("the topology is written when it changes and kept when qrm-host cannot
   REQUIRE(wait_topology_writes(2));
   CHECK(available() == "2");
   CHECK(reporter.topology_error().empty());
+}
+
+TEST_CASE("plugin resources are kept on the node as extended resources") {
+  testing::TestApiServer server;
+  testing::ObjectCollection topologies(
+      server, {cluster::kNrtPath, cluster::kNrtKind, cluster::kNrtApiVersion, false});
+  testing::ObjectCollection metrics(server, {cluster::kNodeMetricsPath, cluster::kNodeMetricKind,
+                                             cluster::kNodeMetricApiVersion, true});
+  testing::NodeStatusStore nodes(server);
+  nodes.Put("node-a", R"({"metadata":{"name":"node-a"},"status":{"capacity":{"cpu":"4"}}})");
+  REQUIRE(server.Start().ok());
+  auto widgets = std::make_shared<double>(4);
+  HostAnswersSource cpus = OneNodeHost(std::make_shared<double>(1));
+  ReportNode node;
+  NodeReporter reporter(Options(), ClientFor(server), [cpus, widgets]() -> StatusOr<HostAnswers> {
+    StatusOr<HostAnswers> a = cpus();
+    auto& resources = *a->allocatable.mutable_resources();
+    resources["example.com/widget"].set_aggregated_allocatable_quantity(*widgets);
+    resources["Not.Valid/x"].set_aggregated_allocatable_quantity(1);  // logged, skipped
+    return a;
+  });
+  auto wait = [&](auto done) {
+    for (int i = 0; i < 500 && !done(reporter.counters().extended_resources); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return done(reporter.counters().extended_resources);
+  };
+  auto ten_ticks = [&] {
+    for (int i = 0; i < 10; ++i) {
+      node.Tick();
+      reporter.Tick(*node.agent, node.now());
+    }
+  };
+  node.Tick();
+  reporter.Tick(*node.agent, node.now());
+  REQUIRE(wait([](const ObjectWrites& w) { return w.ok == 1; }));
+  CHECK_THAT(*nodes.Get("node-a"), Catch::Contains(R"("example.com/widget":"4")") &&
+                                       !Catch::Contains("Not.Valid") &&
+                                       Catch::Contains(R"("cpu":"4")"));
+  CHECK(reporter.counters().published == std::set<std::string>{"example.com/widget"});
+  // The API server fails the next check; the one after patches the changed figure.
+  *widgets = 3;
+  nodes.FailRequests(503, 1);
+  ten_ticks();
+  REQUIRE(wait([](const ObjectWrites& w) { return w.failed == 1; }));
+  CHECK_THAT(reporter.counters().extended_resources.last_error, Catch::Contains("503"));
+  ten_ticks();
+  REQUIRE(wait([](const ObjectWrites& w) { return w.ok == 2; }));
+  CHECK(reporter.counters().extended_resources.last_error.empty());
+  CHECK_THAT(*nodes.Get("node-a"), Catch::Contains(R"("example.com/widget":"3")"));
+  // Every check reads the node; an unchanged one is not patched.
+  const int gets = nodes.gets();
+  ten_ticks();
+  for (int i = 0; i < 500 && nodes.gets() == gets; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  CHECK(nodes.gets() > gets);
+  CHECK(nodes.patches().size() == 2);
 }
 
 }  // namespace

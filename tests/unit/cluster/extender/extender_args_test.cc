@@ -281,5 +281,98 @@ TEST_CASE("extender args refuse JSON that is not one document") {
   CHECK_THAT(Refusal(deep), Contains("nested deeper than 10000 levels"));
 }
 
+TEST_CASE("extender args read what load-aware scheduling needs of a pod") {
+  const ExtenderArgs args = MustDecode(
+      R"({"Pod":{"metadata":{"name":"p","ownerReferences":[
+                   {"apiVersion":"apps/v1","kind":"DaemonSet","name":"ds","uid":"u",
+                    "controller":true,"blockOwnerDeletion":true},
+                   {"kind":"ReplicaSet","name":"rs","controller":null},
+                   {"kind":"Job","name":"j","controller":false}]},
+                 "spec":{"initContainers":[{"name":"side","restartPolicy":"Always"},
+                                           {"name":"init","restartPolicy":null}],
+                         "resources":{"requests":{"cpu":"2"},"limits":{"memory":"1Gi"},
+                                      "claims":[{"name":"x"}]}},
+                 "status":{"phase":"Running","qosClass":"Burstable","hostIP":"10.0.0.1",
+                           "conditions":[
+                   {"type":"PodScheduled","status":"True","lastProbeTime":null,
+                    "lastTransitionTime":"2024-05-01T10:15:30.5Z"},
+                   {"type":"Initialized","status":"False","lastTransitionTime":null}]}}})");
+  const Pod& pod = *args.pod;
+  REQUIRE(pod.metadata.owner_references.size() == 3);
+  CHECK(pod.metadata.owner_references[0].kind == "DaemonSet");
+  CHECK(pod.metadata.owner_references[0].name == "ds");
+  CHECK(pod.metadata.owner_references[0].controller == true);
+  CHECK_FALSE(pod.metadata.owner_references[1].controller.has_value());
+  CHECK(pod.metadata.owner_references[2].controller == false);
+  REQUIRE(pod.spec.init_containers.size() == 2);
+  CHECK(pod.spec.init_containers[0].restart_policy == "Always");
+  CHECK_FALSE(pod.spec.init_containers[1].restart_policy.has_value());
+  REQUIRE(pod.spec.resources.has_value());
+  CHECK(pod.spec.resources->requests.at("cpu") == Q("2"));
+  CHECK(pod.spec.resources->limits.at("memory") == Q("1Gi"));
+  CHECK(pod.status.phase == "Running");
+  CHECK(pod.status.qos_class == "Burstable");
+  REQUIRE(pod.status.conditions.size() == 2);
+  CHECK(pod.status.conditions[0].type == "PodScheduled");
+  CHECK(pod.status.conditions[0].status == "True");
+  CHECK(pod.status.conditions[0].last_transition_time == "2024-05-01T10:15:30.5Z");
+  CHECK(pod.status.conditions[1].last_transition_time.empty());
+}
+
+TEST_CASE("extender args read the conditions and QoS class of the recorded pods") {
+  const ExtenderArgs names = MustDecode(Golden("extender_args_nodenames.json"));
+  REQUIRE(names.pod->status.conditions.size() == 1);
+  CHECK(names.pod->status.conditions[0].type == "PodScheduled");
+  CHECK(names.pod->status.conditions[0].status == "False");
+  CHECK(names.pod->status.qos_class == "Burstable");
+  CHECK_FALSE(names.pod->spec.resources.has_value());
+  const ExtenderArgs nodes = MustDecode(Golden("extender_args_nodes.json"));
+  REQUIRE(nodes.pod->metadata.owner_references.size() == 1);
+  CHECK(nodes.pod->metadata.owner_references[0].kind == "StatefulSet");
+  CHECK(nodes.pod->metadata.owner_references[0].controller == true);
+}
+
+TEST_CASE("extender args keep null pod-level resources apart from empty ones") {
+  CHECK_FALSE(MustDecode(R"({"Pod":{"spec":{"resources":null}}})").pod->spec.resources);
+  const ExtenderArgs empty = MustDecode(R"({"Pod":{"spec":{"resources":{}}}})");
+  REQUIRE(empty.pod->spec.resources.has_value());
+  CHECK(empty.pod->spec.resources->requests.empty());
+  // A key given twice merges into the pointer's struct, as Go does.
+  const ExtenderArgs twice = MustDecode(
+      R"({"Pod":{"spec":{"resources":{"requests":{"cpu":"1"}},
+                         "resources":{"limits":{"cpu":"2"}}}}})");
+  CHECK(twice.pod->spec.resources->requests.at("cpu") == Q("1"));
+  CHECK(twice.pod->spec.resources->limits.at("cpu") == Q("2"));
+}
+
+TEST_CASE("extender args refuse wrong types in the load-aware pod fields") {
+  const std::vector<std::pair<const char*, const char*>> cases = {
+      {R"({"Pod":{"metadata":{"ownerReferences":{}}}})",
+       "ExtenderArgs: Pod.metadata.ownerReferences: expected an array, got an object"},
+      {R"({"Pod":{"metadata":{"ownerReferences":[{"controller":"true"}]}}})",
+       "ExtenderArgs: Pod.metadata.ownerReferences[0].controller: expected a boolean, got "
+       "\"true\""},
+      {R"({"Pod":{"metadata":{"ownerReferences":[{"kind":1}]}}})",
+       "ExtenderArgs: Pod.metadata.ownerReferences[0].kind: expected a string, got 1"},
+      {R"({"Pod":{"spec":{"initContainers":[{"restartPolicy":true}]}}})",
+       "ExtenderArgs: Pod.spec.initContainers[0].restartPolicy: expected a string, got true"},
+      {R"({"Pod":{"spec":{"resources":[]}}})",
+       "ExtenderArgs: Pod.spec.resources: expected an object, got an array"},
+      {R"({"Pod":{"spec":{"resources":{"requests":{"cpu":"x"}}}}})",
+       "ExtenderArgs: Pod.spec.resources.requests.cpu: \"x\" is not a quantity: not a number "
+       "with an optional suffix (^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$)"},
+      {R"({"Pod":{"status":{"qosClass":2}}})",
+       "ExtenderArgs: Pod.status.qosClass: expected a string, got 2"},
+      {R"({"Pod":{"status":{"conditions":{}}}})",
+       "ExtenderArgs: Pod.status.conditions: expected an array, got an object"},
+      {R"({"Pod":{"status":{"conditions":[{"status":false}]}}})",
+       "ExtenderArgs: Pod.status.conditions[0].status: expected a string, got false"},
+      {R"({"Pod":{"status":{"conditions":[{"lastTransitionTime":"now"}]}}})",
+       "ExtenderArgs: Pod.status.conditions[0].lastTransitionTime: \"now\" is not an RFC 3339 "
+       "time"},
+  };
+  for (const auto& [json, message] : cases) CHECK(Refusal(json) == message);
+}
+
 }  // namespace
 }  // namespace qrm::extender
