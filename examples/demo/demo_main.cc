@@ -5,9 +5,10 @@
 // then plays the kubelet: creates pods of different QoS levels through qrm's CRI socket,
 // shows what each got (pod-resources, the container's cgroup and its own view), draws the
 // machine, starts qrm-advisor and lets a busy container grow the shared pool (and shrink the
-// reclaimed one) and give it back, lets the watermark guard throttle a busy batch container
-// over a CPU watermark and restore it, resizes the reclaimed pool by hand and shows the running
-// containers follow, adds a dedicated NUMA-bound pod, and cleans everything up (also on
+// reclaimed one) and give it back, shows what the advisor publishes to the cluster and how
+// qrm-scheduler-extender answers kube-scheduler from it, lets the watermark guard throttle a busy
+// batch container over a CPU watermark and restore it, resizes the reclaimed pool by hand and shows
+// the running containers follow, adds a dedicated NUMA-bound pod, and cleans everything up (also on
 // Ctrl-C).
 #include <chrono>
 #include <cstdio>
@@ -28,6 +29,7 @@
 #include "api/podresources_v1.grpc.pb.h"
 #include "common/cpu_set.h"
 #include "common/log.h"
+#include "examples/demo/cluster_view.h"
 #include "testing/child_process.h"
 #include "testing/e2e/containerd.h"
 #include "testing/e2e/cri_client.h"
@@ -94,7 +96,17 @@ class Demo {
     if (Interrupted()) return 130;
 
     Step("qrm-advisor: a busy shared container grows the shared pool, then gives it back");
+    cluster_ = std::make_unique<qrm::demo::ClusterView>(dir_->path());
     if (!AdvisorFollowsLoad()) return Fail("the advisor did not resize the pools");
+    if (Interrupted()) return 130;
+
+    Step(
+        "the cluster's view: qrm-advisor publishes this node's NodeMetric, NodeResourceTopology "
+        "and plugin resources to an API server (one inside the demo: no control plane here); "
+        "qrm-scheduler-extender places pods by them");
+    if (!cluster_->Show(QRM_EXTENDER)) return Fail("the cluster view failed");
+    children_.erase("qrm-advisor");  // the next steps size the pools by hand
+    cluster_.reset();
     if (Interrupted()) return 130;
 
     Step(
@@ -288,31 +300,34 @@ class Demo {
   // qrm-advisor samples the containers and sizes the pools from the shared containers' load
   // (here from recent usage alone, and with a 10 s shrink delay, so the demo stays short).
   bool AdvisorFollowsLoad() {
-    Spawn("qrm-advisor", {QRM_ADVISOR,
-                          "--runtime-endpoint",
-                          "unix://" + containerd_->socket(),
-                          "--admin-socket",
-                          File("admin.sock"),
-                          "--socket",
-                          File("advisor.sock"),
-                          "--state-dir",
-                          File("advisor"),
-                          "--metrics-address",
-                          "",
-                          "--pool-control-file",
-                          File("cpu") + "/pools.json",
-                          "--pool-model",
-                          "none",
-                          "--min-shared-cpus",
-                          "1",
-                          "--min-reclaimed-cpus",
-                          "0",
-                          "--pool-period",
-                          "1s",
-                          "--pool-shrink-interval",
-                          "10s",
-                          "--inventory-period",
-                          "1s"});
+    std::vector<std::string> argv = {QRM_ADVISOR,
+                                     "--runtime-endpoint",
+                                     "unix://" + containerd_->socket(),
+                                     "--admin-socket",
+                                     File("admin.sock"),
+                                     "--socket",
+                                     File("advisor.sock"),
+                                     "--state-dir",
+                                     File("advisor"),
+                                     "--metrics-address",
+                                     "",
+                                     "--pool-control-file",
+                                     File("cpu") + "/pools.json",
+                                     "--pool-model",
+                                     "none",
+                                     "--min-shared-cpus",
+                                     "1",
+                                     "--min-reclaimed-cpus",
+                                     "0",
+                                     "--pool-period",
+                                     "1s",
+                                     "--pool-shrink-interval",
+                                     "10s",
+                                     "--inventory-period",
+                                     "1s"};
+    // It also publishes this node's report to the demo's API server (the next step).
+    for (const std::string& flag : cluster_->AdvisorFlags()) argv.push_back(flag);
+    Spawn("qrm-advisor", std::move(argv));
     std::this_thread::sleep_for(std::chrono::seconds(4));
     std::printf("%s", Advisor({"usage"}).c_str());
     const std::string idle = WebCpus();
@@ -332,7 +347,6 @@ class Demo {
     // Rebuilt every 10 s from the 5 minute averages: the burner's seconds are in it by now.
     std::printf("\nwhat this node reports to the cluster (Koordinator's NodeMetric):\n%s",
                 Advisor({"nodemetric"}).c_str());
-    children_.erase("qrm-advisor");  // the next step sizes the pools by hand
     return grew && back && WebCpus() == idle;
   }
 
@@ -421,6 +435,7 @@ class Demo {
   std::unique_ptr<qrm::e2e::Containerd> containerd_;
   std::map<std::string, std::unique_ptr<ChildProcess>> children_;
   std::unique_ptr<CriClient> shim_;
+  std::unique_ptr<qrm::demo::ClusterView> cluster_;
   std::vector<DemoPod> pods_;
 };
 

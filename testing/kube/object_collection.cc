@@ -7,6 +7,7 @@
 #include <rapidjson/document.h>
 
 #include "testing/kube/collection_state.h"
+#include "testing/kube/node_status_store.h"
 
 namespace qrm::testing {
 namespace {
@@ -231,6 +232,36 @@ ApiResponse Bind(State& s, const ApiRequest& r) {
   return StatusAnswer(201, "", "");
 }
 
+// A JSON Patch of the status (what qrm-advisor sends for extended resources).
+ApiResponse PatchStatus(State& s, const ApiRequest& r) {
+  const std::string type = r.content_type.substr(0, r.content_type.find(';'));
+  if (type != "application/json-patch+json") {
+    return StatusAnswer(415, "UnsupportedMediaType",
+                        fmt::format("the body of the request was in an unknown format - accepted "
+                                    "media types include: application/json-patch+json (got "
+                                    "\"{}\")",
+                                    r.content_type));
+  }
+  const std::string key = KeyOf(s, r);
+  MutexLock lock(s.mu);
+  if (auto failed = ScriptedFailure(s)) return *failed;
+  auto it = s.objects.find(key);
+  if (it == s.objects.end()) return NotFound(s, NameOf(key));
+  StatusOr<std::string> patched = ApplyJsonPatch(it->second, r.body);
+  if (!patched.ok()) {
+    const bool bad_body = patched.status().code() == StatusCode::kInvalidArgument;
+    return StatusAnswer(bad_body ? 400 : 422, bad_body ? "BadRequest" : "Invalid",
+                        patched.status().message());
+  }
+  Document doc;
+  doc.Parse(patched->c_str());
+  if (doc.HasParseError() || !doc.IsObject()) {
+    return StatusAnswer(422, "Invalid", "the patched object is not a JSON object");
+  }
+  ++s.writes;
+  return ApiResponse{200, Store(s, key, doc, false)};
+}
+
 // "/api/v1/pods" -> "/api/v1/namespaces/{}/pods".
 std::string NamespacedPath(const std::string& path) {
   const size_t last = path.rfind('/');
@@ -277,6 +308,10 @@ void AddRoutes(TestApiServer& server, const std::shared_ptr<State>& s) {
   if (o.status_subresource) {
     server.AddRoute("PUT", objects + "/{}/status",
                     [s](const ApiRequest& r) { return Update(*s, r, true); });
+  }
+  if (o.status_patch) {
+    server.AddRoute("PATCH", objects + "/{}/status",
+                    [s](const ApiRequest& r) { return PatchStatus(*s, r); });
   }
   if (o.binding) {
     server.AddRoute("POST", objects + "/{}/binding",

@@ -20,6 +20,8 @@
 //    otherwise, and when it is missing); with a status subresource the stored status is kept;
 //  * PUT <object>/status (status subresource only): replaces the status alone, same rule;
 //  * DELETE <object>: removes it (a DELETED event), answering the object;
+//  * PATCH <object>/status (status_patch option, nodes) with application/json-patch+json: the
+//    JSON Patch applied to the status as node_status_store.h does (415, 400, 422 alike);
 //  * POST <object>/binding (binding option, pods): the Binding subresource: sets spec.nodeName
 //    and the PodScheduled condition (True, now), 409 when the pod is bound already.
 // Every write gives a new resourceVersion (one counter per collection) and an event; creation
@@ -42,7 +44,8 @@ struct CollectionOptions {
   std::string api_version;
   bool status_subresource = true;
   bool namespaced = false;
-  bool binding = false;  // serve the pods' binding subresource
+  bool binding = false;       // serve the pods' binding subresource
+  bool status_patch = false;  // serve JSON Patch of the status subresource
 };
 
 class ObjectCollection {

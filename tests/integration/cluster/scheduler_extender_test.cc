@@ -13,13 +13,12 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 #include <netinet/in.h>
+#include <rapidjson/document.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "cluster/extender/extender_codec.h"
 #include "cluster/kube/http_client.h"
-#include "cluster/kube/kube_client.h"
-#include "cluster/kube/kube_config.h"
 #include "testing/child_process.h"
 #include "tests/integration/cluster/fake_cluster.h"
 
@@ -81,6 +80,21 @@ class ExtenderClient {
   kube::Url url_;
 };
 
+// The pod informer's event count, from /debug/informers.
+uint64_t PodEvents(const ExtenderClient& extender) {
+  rapidjson::Document doc;
+  const std::string body = extender.Call("GET", "/debug/informers").body;
+  doc.Parse(body.c_str());
+  REQUIRE(doc.IsArray());
+  for (const auto& informer : doc.GetArray()) {
+    if (std::string_view(informer["resource"].GetString()) == "pods") {
+      return informer["events"].GetUint64();
+    }
+  }
+  FAIL("no pods informer in " << body);
+  return 0;
+}
+
 std::string ArgsWithNames(const std::string& pod, const std::vector<std::string>& names) {
   std::string list;
   for (const std::string& n : names) list += (list.empty() ? "\"" : ",\"") + n + "\"";
@@ -94,21 +108,22 @@ std::string ArgsWithNodes(const std::string& pod, const std::vector<std::string>
                      pod, items);
 }
 
-kube::KubeClient ApiClient(const FakeCluster& cluster) {
-  StatusOr<kube::ClusterConfig> config = kube::LoadClusterConfig(cluster.kubeconfig());
-  REQUIRE(config.ok());
-  StatusOr<kube::KubeClient> client = kube::KubeClient::Create(*config);
-  REQUIRE(client.ok());
-  return *client;
+// The pod's metadata.uid.
+std::string UidOf(const std::string& pod_json) {
+  const size_t at = pod_json.find("\"uid\":\"");
+  REQUIRE(at != std::string::npos);
+  const size_t start = at + 7;
+  return pod_json.substr(start, pod_json.find('"', start) - start);
 }
 
-// kube-scheduler's cycle for one pod: filter, prioritize the feasible nodes, take the best
-// (ties broken at random, as kube-scheduler's selectHost does; seeded here), bind through the
-// API. "" when no node fits; `trace` gets "node(score,score...)".
-std::string Schedule(const ExtenderClient& extender, const kube::KubeClient& api,
-                     const std::string& pod_key, const std::string& pod_json,
-                     const std::vector<std::string>& nodes, std::mt19937& random,
-                     std::string& trace) {
+// kube-scheduler's cycle for one pod with the extender configured with bindVerb: filter,
+// prioritize the feasible nodes, take the best (ties broken at random, as kube-scheduler's
+// selectHost does; seeded here), bind through the extender, which makes the API call and
+// counts the pod on the node at once. "" when no node fits; `trace` gets
+// "node(scores...)".
+std::string Schedule(const ExtenderClient& extender, const std::string& pod_key,
+                     const std::string& pod_json, const std::vector<std::string>& nodes,
+                     std::mt19937& random, std::string& trace) {
   const extender::ExtenderFilterResult filtered = extender.Filter(ArgsWithNames(pod_json, nodes));
   REQUIRE(filtered.error.empty());
   REQUIRE(filtered.node_names.has_value());
@@ -126,18 +141,21 @@ std::string Schedule(const ExtenderClient& extender, const kube::KubeClient& api
     }
   }
   std::string shown;
-  for (const auto& [n, score] : scores)
+  for (const auto& [n, score] : scores) {
     shown += fmt::format("{}{}={}", shown.empty() ? "" : ",", n.substr(5), score);
+  }
   trace += fmt::format("{}({}) ", best.substr(5), shown);
   const std::string ns = pod_key.substr(0, pod_key.find('/'));
   const std::string name = pod_key.substr(pod_key.find('/') + 1);
-  StatusOr<kube::KubeResponse> bound =
-      api.Request("POST", fmt::format("/api/v1/namespaces/{}/pods/{}/binding", ns, name),
-                  fmt::format(R"({{"apiVersion":"v1","kind":"Binding","metadata":{{"name":"{}"}},)"
-                              R"("target":{{"apiVersion":"v1","kind":"Node","name":"{}"}}}})",
-                              name, best));
-  REQUIRE(bound.ok());
-  REQUIRE(bound->code == 201);
+  const kube::HttpResponse bound = extender.Call(
+      "POST", "/bind",
+      fmt::format(R"({{"PodName":"{}","PodNamespace":"{}","PodUID":"{}","Node":"{}"}})", name, ns,
+                  UidOf(pod_json), best));
+  REQUIRE(bound.status == 200);
+  StatusOr<extender::ExtenderBindingResult> result =
+      extender::DecodeExtenderBindingResult(bound.body);
+  REQUIRE(result.ok());
+  REQUIRE(result->error.empty());
   return best;
 }
 
@@ -158,7 +176,6 @@ TEST_CASE("the extender filters the hot node ranks by load and spreads a burst o
       cluster.dir().File("extender.log"));
   const ExtenderClient extender(port);
   REQUIRE(WaitFor([&] { return extender.Ready(); }, 20s));
-  const kube::KubeClient api = ApiClient(cluster);
   const std::vector<std::string> nodes = {"node-hot", "node-cold", "node-warm"};
 
   // One pod, node names (nodeCacheCapable): the hot node is refused for its CPU usage.
@@ -195,19 +212,21 @@ TEST_CASE("the extender filters the hot node ranks by load and spreads a burst o
   REQUIRE(answer.failed_nodes.has_value());
   CHECK_FALSE(answer.failed_nodes->empty());
 
-  // A burst of 20 pods, scheduled one after the other within one report interval: the
-  // estimation of the pods placed since the last NodeMetric spreads them.
+  // A burst of 20 pods, scheduled one after the other within one report interval and bound
+  // through the extender's bind verb: the estimation of the pods placed since the last
+  // NodeMetric spreads them.
   for (int i = 0; i < 20; ++i) {
     const std::string name = fmt::format("burst-{:02}", i);
     cluster.pods().Seed("default/" + name, PendingPodJson("default", name, 500, 1024));
   }
+  const uint64_t pod_events_before = PodEvents(extender);
   std::map<std::string, int> placed;
   std::string sequence;
   std::mt19937 random(20261127);
   for (int i = 0; i < 20; ++i) {
     const std::string key = fmt::format("default/burst-{:02}", i);
     const std::string node =
-        Schedule(extender, api, key, *cluster.pods().Get(key), nodes, random, sequence);
+        Schedule(extender, key, *cluster.pods().Get(key), nodes, random, sequence);
     ++placed[node.empty() ? "(none)" : node];
   }
   WARN("burst placement: node-cold " << placed["node-cold"] << ", node-warm " << placed["node-warm"]
@@ -217,6 +236,13 @@ TEST_CASE("the extender filters the hot node ranks by load and spreads a burst o
   CHECK(placed["node-cold"] < 20);
   CHECK(placed["node-warm"] > 0);
   CHECK(placed["(none)"] == 0);
+  // The bindings reached the API server, and the pod watch brings them back (the path of a
+  // configuration without bindVerb): 20 events beyond the ones seen before the burst.
+  for (int i = 0; i < 20; ++i) {
+    const std::string key = fmt::format("default/burst-{:02}", i);
+    CHECK_THAT(*cluster.pods().Get(key), Contains("\"nodeName\":\"node-"));
+  }
+  CHECK(WaitFor([&] { return PodEvents(extender) >= pod_events_before + 20; }, 10s));
   CHECK(extender_process.Kill(SIGTERM) == 0);
 }
 

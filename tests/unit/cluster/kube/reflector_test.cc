@@ -273,3 +273,43 @@ TEST_CASE("a refused watch backs off and lists again") {
 
 }  // namespace
 }  // namespace qrm::kube
+
+namespace qrm::kube {
+namespace {
+
+TEST_CASE("a JSON patch of a node status reaches the watch") {
+  Fixture f;
+  ObjectCollection nodes(
+      f.server,
+      {.path = "/api/v1/nodes", .kind = "Node", .api_version = "v1", .status_patch = true});
+  nodes.Seed("n1", R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"},)"
+                   R"("status":{"capacity":{"cpu":"4"}}})");
+  ReflectorOptions options = f.Options();
+  options.path = "/api/v1/nodes";
+  Reflector reflector(f.Client(), options, &f.recorder);
+  reflector.Start();
+  REQUIRE(reflector.WaitSynced(5s));
+  const std::string patch =
+      R"([{"op":"add","path":"/status/capacity/example.com~1widget","value":"2"}])";
+  StatusOr<KubeResponse> patched =
+      f.Client().Request("PATCH", "/api/v1/nodes/n1/status", patch, "application/json-patch+json");
+  REQUIRE(patched.ok());
+  CHECK(patched->code == 200);
+  CHECK(f.recorder.WaitFor([](const auto& o) {
+    const auto it = o.find("n1");
+    return it != o.end() && it->second.find(R"("example.com/widget":"2")") != std::string::npos;
+  }));
+  StatusOr<KubeResponse> merge =
+      f.Client().Request("PATCH", "/api/v1/nodes/n1/status", "{}", "application/merge-patch+json");
+  REQUIRE(merge.ok());
+  CHECK(merge->code == 415);
+  StatusOr<KubeResponse> failing =
+      f.Client().Request("PATCH", "/api/v1/nodes/n1/status",
+                         R"([{"op":"test","path":"/status/capacity/cpu","value":"8"}])",
+                         "application/json-patch+json");
+  REQUIRE(failing.ok());
+  CHECK(failing->code == 422);
+}
+
+}  // namespace
+}  // namespace qrm::kube

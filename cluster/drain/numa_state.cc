@@ -1,0 +1,202 @@
+#include "cluster/drain/numa_state.h"
+
+#include <algorithm>
+#include <set>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "qrm/topology/policy_names.h"
+
+namespace qrm::cluster::drain {
+namespace {
+
+Status CheckAmount(const std::string& node, int zone, const std::string& resource,
+                   const ResourceAmount& a) {
+  if (a.free < 0 || a.capacity < 0) {
+    return InvalidArgumentError(
+        fmt::format("node {} NUMA zone {} resource {}: negative amount (available {}, capacity {})",
+                    node, zone, resource, a.free, a.capacity));
+  }
+  if (a.free > a.capacity) {
+    return InvalidArgumentError(
+        fmt::format("node {} NUMA zone {} resource {}: available {} is above capacity {}", node,
+                    zone, resource, a.free, a.capacity));
+  }
+  return Status::Ok();
+}
+
+Status CheckZone(const std::string& node, const NumaZone& zone) {
+  QRM_RETURN_IF_ERROR(CheckAmount(node, zone.id, "cpu", zone.cpu_milli));
+  QRM_RETURN_IF_ERROR(CheckAmount(node, zone.id, "memory", zone.memory_bytes));
+  for (const auto& [name, amount] : zone.extended) {
+    QRM_RETURN_IF_ERROR(CheckAmount(node, zone.id, name, amount));
+  }
+  return Status::Ok();
+}
+
+// CPU in millicores, memory-like resources in bytes, others in whole units.
+int64_t Amount(const std::string& resource, const kube::Quantity& q) {
+  return resource == "cpu" ? q.MilliValue() : q.Value();
+}
+
+Status AddResource(const std::string& node, const cluster::NrtResourceInfo& r, NumaZone& zone) {
+  if (r.available.AsDouble() < 0 || r.capacity.AsDouble() < 0) {
+    return InvalidArgumentError(
+        fmt::format("node {} NUMA zone {} resource {}: negative amount (available {}, capacity {})",
+                    node, zone.id, r.name, r.available.ToString(), r.capacity.ToString()));
+  }
+  MutableZoneAmount(zone, r.name) = {Amount(r.name, r.available), Amount(r.name, r.capacity)};
+  return Status::Ok();
+}
+
+StatusOr<NumaZone> ZoneFromNrt(const std::string& node, const cluster::NrtZone& z) {
+  auto id = cluster::NumaZoneId(z.name);
+  if (!id.ok()) {
+    return InvalidArgumentError(
+        fmt::format("node {} zone \"{}\" of type Node: {}", node, z.name, id.status().message()));
+  }
+  NumaZone zone;
+  zone.id = *id;
+  std::set<std::string> seen;
+  for (const cluster::NrtResourceInfo& r : z.resources) {
+    if (!seen.insert(r.name).second) {
+      return InvalidArgumentError(
+          fmt::format("node {} NUMA zone {}: resource {} is listed twice", node, zone.id, r.name));
+    }
+    QRM_RETURN_IF_ERROR(AddResource(node, r, zone));
+  }
+  return zone;
+}
+
+// The distance matrix from the zones' costs, or empty when some zone lacks a cost to some zone
+// (then prefer-closest-numa-nodes has nothing to compare).
+std::vector<std::vector<uint32_t>> Distances(const std::map<int, const cluster::NrtZone*>& zones) {
+  std::vector<int> ids;
+  for (const auto& entry : zones) ids.push_back(entry.first);
+  std::vector<std::vector<uint32_t>> rows;
+  for (const auto& entry : zones) {
+    std::map<int, int64_t> costs;
+    for (const cluster::NrtCost& c : entry.second->costs) {
+      auto to = cluster::NumaZoneId(c.name);
+      if (to.ok() && c.value >= 0) costs[*to] = c.value;
+    }
+    std::vector<uint32_t> row;
+    for (int id : ids) {
+      auto it = costs.find(id);
+      if (it == costs.end()) return {};
+      row.push_back(static_cast<uint32_t>(std::min<int64_t>(it->second, UINT32_MAX)));
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+StatusOr<std::string> Attribute(const cluster::NodeResourceTopology& nrt, const char* name,
+                                std::string fallback) {
+  std::optional<std::string> value;
+  for (const cluster::NrtAttribute& a : nrt.attributes) {
+    if (a.name != name) continue;
+    if (value) {
+      return InvalidArgumentError(fmt::format(
+          "NodeResourceTopology {}: attribute {} is listed twice", nrt.metadata.name, name));
+    }
+    value = a.value;
+  }
+  return value ? *value : fallback;
+}
+
+}  // namespace
+
+const NumaZone* NumaNodeState::Zone(int id) const {
+  for (const NumaZone& z : zones) {
+    if (z.id == id) return &z;
+  }
+  return nullptr;
+}
+
+NumaZone* NumaNodeState::Zone(int id) {
+  return const_cast<NumaZone*>(std::as_const(*this).Zone(id));
+}
+
+ResourceAmount ZoneAmount(const NumaZone& zone, const std::string& resource) {
+  if (resource == "cpu") return zone.cpu_milli;
+  if (resource == "memory") return zone.memory_bytes;
+  auto it = zone.extended.find(resource);
+  return it == zone.extended.end() ? ResourceAmount{} : it->second;
+}
+
+ResourceAmount& MutableZoneAmount(NumaZone& zone, const std::string& resource) {
+  if (resource == "cpu") return zone.cpu_milli;
+  if (resource == "memory") return zone.memory_bytes;
+  return zone.extended[resource];
+}
+
+StatusOr<NumaNodeState> MakeNumaNodeState(std::string node, std::vector<NumaZone> zones,
+                                          topology::Policy policy, topology::Scope scope,
+                                          std::vector<std::vector<uint32_t>> distances) {
+  if (zones.empty()) {
+    return InvalidArgumentError(fmt::format("node {}: no NUMA zone", node));
+  }
+  if (zones.size() > static_cast<size_t>(kMaxNumaZones)) {
+    return InvalidArgumentError(
+        fmt::format("node {}: {} NUMA zones, the drain planner takes at "
+                    "most {}",
+                    node, zones.size(), kMaxNumaZones));
+  }
+  std::sort(zones.begin(), zones.end(),
+            [](const NumaZone& a, const NumaZone& b) { return a.id < b.id; });
+  std::vector<int> ids;
+  for (const NumaZone& z : zones) {
+    if (!ids.empty() && ids.back() == z.id) {
+      return InvalidArgumentError(fmt::format("node {}: NUMA zone {} is listed twice", node, z.id));
+    }
+    QRM_RETURN_IF_ERROR(CheckZone(node, z));
+    ids.push_back(z.id);
+  }
+  auto info = topology::NumaInfo::Create(ids, std::move(distances));
+  if (!info.ok()) {
+    return InvalidArgumentError(fmt::format("node {}: {}", node, info.status().message()));
+  }
+  NumaNodeState state;
+  state.node = std::move(node);
+  state.zones = std::move(zones);
+  state.policy = policy;
+  state.scope = scope;
+  state.numa_info = std::make_shared<const topology::NumaInfo>(std::move(*info));
+  return state;
+}
+
+StatusOr<NumaNodeState> NumaNodeStateFromNrt(const cluster::NodeResourceTopology& nrt) {
+  const std::string& node = nrt.metadata.name;
+  std::vector<NumaZone> zones;
+  std::map<int, const cluster::NrtZone*> sources;  // by id, for the distances
+  for (const cluster::NrtZone& z : nrt.zones) {
+    if (z.type != cluster::kNumaZoneType) continue;
+    QRM_ASSIGN_OR_RETURN(NumaZone zone, ZoneFromNrt(node, z));
+    zones.push_back(std::move(zone));
+    sources.emplace(zone.id, &z);
+  }
+  QRM_ASSIGN_OR_RETURN(std::string policy_name,
+                       Attribute(nrt, cluster::kTopologyManagerPolicyAttribute, "none"));
+  QRM_ASSIGN_OR_RETURN(std::string scope_name,
+                       Attribute(nrt, cluster::kTopologyManagerScopeAttribute, "container"));
+  auto policy = topology::ParsePolicy(policy_name);
+  if (!policy.ok()) {
+    return InvalidArgumentError(fmt::format("NodeResourceTopology {} attribute {}: {}", node,
+                                            cluster::kTopologyManagerPolicyAttribute,
+                                            policy.status().message()));
+  }
+  auto scope = topology::ParseScope(scope_name);
+  if (!scope.ok()) {
+    return InvalidArgumentError(fmt::format("NodeResourceTopology {} attribute {}: {}", node,
+                                            cluster::kTopologyManagerScopeAttribute,
+                                            scope.status().message()));
+  }
+  // A duplicate id leaves the distances incomplete; MakeNumaNodeState reports it.
+  auto distances =
+      sources.size() == zones.size() ? Distances(sources) : std::vector<std::vector<uint32_t>>{};
+  return MakeNumaNodeState(node, std::move(zones), *policy, *scope, std::move(distances));
+}
+
+}  // namespace qrm::cluster::drain

@@ -1,0 +1,162 @@
+// What the drain planner reads of a cluster: nodes, pods and PodDisruptionBudgets, reduced to
+// the fields the drainability rules and the fit checks use. Plain values: snapshot_json.h fills
+// them from `kubectl get -o json` output and checks them; the planner forks copies of them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace qrm::cluster::drain {
+
+// cpu, memory and extended resources ("nvidia.com/gpu", "hugepages-2Mi").
+struct Resources {
+  int64_t cpu_milli = 0;
+  int64_t memory_bytes = 0;
+  std::map<std::string, int64_t> extended;  // whole units (Quantity::Value)
+};
+
+// spec.taints[]
+struct Taint {
+  std::string key;
+  std::string value;
+  std::string effect;  // NoSchedule, PreferNoSchedule, NoExecute
+};
+
+// A label or node selector requirement's operator. kUnknown keeps input we could not read so
+// that Validate can name it; it never matches.
+enum class SelectorOp { kIn, kNotIn, kExists, kDoesNotExist, kGt, kLt, kUnknown };
+
+struct SelectorRequirement {
+  std::string key;
+  SelectorOp op = SelectorOp::kUnknown;
+  std::string op_text;  // the operator as written, for errors
+  std::vector<std::string> values;
+};
+
+struct DrainNode {
+  std::string name;                                // metadata.name
+  std::map<std::string, std::string> labels;       // metadata.labels
+  std::map<std::string, std::string> annotations;  // metadata.annotations
+  std::vector<Taint> taints;                       // spec.taints
+  bool unschedulable = false;                      // spec.unschedulable
+  Resources allocatable;                           // status.allocatable (cpu, memory, others)
+  int64_t allocatable_pods = 0;                    // status.allocatable.pods
+  std::optional<std::string> node_group;           // the node-group label, when one was named
+};
+
+// metadata.ownerReferences[]
+struct OwnerReference {
+  std::string kind;  // ReplicaSet, StatefulSet, DaemonSet, Job, ...
+  std::string name;
+  bool controller = false;  // .controller
+};
+
+enum class VolumeKind { kEmptyDir, kHostPath, kPersistentVolumeClaim, kOther };
+
+// spec.volumes[]
+struct Volume {
+  std::string name;
+  VolumeKind kind = VolumeKind::kOther;
+  std::string medium;  // emptyDir.medium ("" for disk, "Memory" for tmpfs)
+  std::string claim;   // persistentVolumeClaim.claimName
+};
+
+// spec.tolerations[]
+struct Toleration {
+  std::string key;
+  std::string op;  // "Equal" (the default) or "Exists"
+  std::string value;
+  std::string effect;  // "" tolerates every effect
+};
+
+// spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[]
+struct NodeSelectorTerm {
+  std::vector<SelectorRequirement> match_expressions;
+};
+
+struct DrainPod {
+  std::string namespace_;                          // metadata.namespace
+  std::string name;                                // metadata.name
+  std::string uid;                                 // metadata.uid
+  std::string node_name;                           // spec.nodeName ("" when pending)
+  std::map<std::string, std::string> labels;       // metadata.labels
+  std::map<std::string, std::string> annotations;  // metadata.annotations
+  std::vector<OwnerReference> owners;              // metadata.ownerReferences
+  std::string phase;                               // status.phase
+  int32_t priority = 0;                            // spec.priority
+  std::optional<int64_t> creation_time;            // metadata.creationTimestamp (Unix s)
+  std::optional<int64_t> deletion_time;            // metadata.deletionTimestamp (Unix s)
+  std::optional<int64_t> grace_period_seconds;     // spec.terminationGracePeriodSeconds
+  // The pod's effective request, the kubelet's way: per resource
+  // max(sum of spec.containers[], max of spec.initContainers[]) + spec.overhead.
+  Resources requests;
+  std::vector<Volume> volumes;                       // spec.volumes
+  std::map<std::string, std::string> node_selector;  // spec.nodeSelector
+  std::vector<Toleration> tolerations;               // spec.tolerations
+  std::vector<NodeSelectorTerm> required_affinity;   // ORed terms; empty: any node
+  bool is_mirror = false;       // annotation kubernetes.io/config.mirror present
+  std::string qos_level;        // annotation katalyst.kubewharf.io/qos_level
+  bool numa_binding = false;    // katalyst.kubewharf.io/memory_enhancement numa_binding
+  bool numa_exclusive = false;  // ... numa_exclusive
+
+  std::string Key() const { return namespace_ + "/" + name; }
+  // The owner reference with controller: true, or null.
+  const OwnerReference* Controller() const {
+    for (const OwnerReference& o : owners)
+      if (o.controller) return &o;
+    return nullptr;
+  }
+};
+
+// A metav1.LabelSelector: matchLabels and matchExpressions, all of which must hold.
+struct LabelSelector {
+  std::map<std::string, std::string> match_labels;
+  std::vector<SelectorRequirement> match_expressions;
+};
+
+// Whether `labels` satisfy one requirement (Gt/Lt compare integers, as node selectors do).
+bool RequirementMatches(const SelectorRequirement& r,
+                        const std::map<std::string, std::string>& labels);
+// An empty selector matches every pod (policy/v1 semantics).
+bool SelectorMatches(const LabelSelector& s, const std::map<std::string, std::string>& labels);
+
+struct DrainPdb {
+  std::string namespace_;  // metadata.namespace
+  std::string name;        // metadata.name
+  // spec.selector; policy/v1: absent (null) matches no pod, empty matches every pod.
+  std::optional<LabelSelector> selector;
+  int64_t disruptions_allowed = 0;  // status.disruptionsAllowed
+
+  std::string Key() const { return namespace_ + "/" + name; }
+  // Same namespace and the selector matches the pod's labels.
+  bool Matches(const DrainPod& pod) const {
+    return pod.namespace_ == namespace_ && selector && SelectorMatches(*selector, pod.labels);
+  }
+};
+
+struct ClusterSnapshot {
+  std::vector<DrainNode> nodes;
+  std::vector<DrainPod> pods;
+  std::vector<DrainPdb> pdbs;
+  // spec.replicas of ReplicationControllers and ReplicaSets, keyed "namespace/Kind/name", for
+  // the replica-count rule; kubectl's pod, node and PDB lists do not carry it, so it is empty
+  // unless a caller fills it.
+  std::map<std::string, int64_t> controller_replicas;
+
+  // Indexes into the vectors above; Reindex() rebuilds them after the vectors change.
+  std::map<std::string, size_t> node_index;                 // node name
+  std::map<std::string, size_t> pod_index;                  // namespace/name
+  std::map<std::string, std::vector<size_t>> pods_by_node;  // spec.nodeName -> pods
+  std::map<std::string, std::vector<size_t>> pdbs_by_ns;    // namespace -> PDBs
+
+  void Reindex();
+  const DrainNode* FindNode(const std::string& name) const;
+  // The PDBs whose selector matches the pod.
+  std::vector<const DrainPdb*> PdbsFor(const DrainPod& pod) const;
+};
+
+}  // namespace qrm::cluster::drain

@@ -1,0 +1,544 @@
+#include "cluster/drain/snapshot_json.h"
+
+#include <algorithm>
+#include <limits>
+#include <set>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "cluster/objects/json_io.h"
+#include "cluster/objects/object_meta.h"
+#include "common/protocol_keys.h"
+#include "common/quote.h"
+
+namespace qrm::cluster::drain {
+namespace {
+
+using json::Field;
+
+// Collects the errors of a whole input; the first kMaxReportedErrors are kept verbatim.
+class ErrorList {
+ public:
+  void Add(const Status& s) {
+    if (s.ok()) return;
+    ++total_;
+    if (messages_.size() < kMaxReportedErrors) messages_.push_back(s.message());
+  }
+  bool empty() const { return total_ == 0; }
+  Status Result() const {
+    if (total_ == 0) return Status::Ok();
+    if (total_ == 1) return InvalidArgumentError(messages_[0]);
+    std::string m = fmt::format("{} errors: ", total_);
+    for (size_t i = 0; i < messages_.size(); ++i) m += (i ? "; " : "") + messages_[i];
+    if (total_ > messages_.size()) m += fmt::format("; and {} more", total_ - messages_.size());
+    return InvalidArgumentError(std::move(m));
+  }
+
+ private:
+  size_t total_ = 0;
+  std::vector<std::string> messages_;
+};
+
+// Sums saturate: a dump whose requests overflow int64 is absurd, not a reason to wrap around.
+int64_t SatAdd(int64_t a, int64_t b) {
+  int64_t r = 0;
+  return __builtin_add_overflow(a, b, &r) ? std::numeric_limits<int64_t>::max() : r;
+}
+
+void Add(Resources* into, const Resources& r) {
+  into->cpu_milli = SatAdd(into->cpu_milli, r.cpu_milli);
+  into->memory_bytes = SatAdd(into->memory_bytes, r.memory_bytes);
+  for (const auto& [name, v] : r.extended) into->extended[name] = SatAdd(into->extended[name], v);
+}
+
+void Max(Resources* into, const Resources& r) {
+  into->cpu_milli = std::max(into->cpu_milli, r.cpu_milli);
+  into->memory_bytes = std::max(into->memory_bytes, r.memory_bytes);
+  for (const auto& [name, v] : r.extended) into->extended[name] = std::max(into->extended[name], v);
+}
+
+StatusOr<bool> Bool(const Field& f) {
+  if (!f.value->IsBool()) return InvalidArgumentError(fmt::format("{}: not a boolean", f.path));
+  return f.value->GetBool();
+}
+
+// A core/v1 ResourceList; cpu in millicores, everything else in whole units. `pods`, when
+// given, receives the "pods" entry instead of `extended`.
+Status ReadResourceList(const Field& list, Resources* out, int64_t* pods) {
+  return json::ForEachMember(list, [&](std::string_view name, const Field& f) -> Status {
+    QRM_ASSIGN_OR_RETURN(kube::Quantity q, json::NonNegativeQuantity(f));
+    if (name == "cpu") {
+      out->cpu_milli = SatAdd(out->cpu_milli, q.MilliValue());
+    } else if (name == "memory") {
+      out->memory_bytes = SatAdd(out->memory_bytes, q.Value());
+    } else if (name == "pods" && pods != nullptr) {
+      *pods = q.Value();
+    } else {
+      out->extended[std::string(name)] = SatAdd(out->extended[std::string(name)], q.Value());
+    }
+    return Status::Ok();
+  });
+}
+
+StatusOr<Resources> ContainerRequests(const Field& container) {
+  Resources r;
+  QRM_ASSIGN_OR_RETURN(std::optional<Field> resources, json::Member(container, "resources"));
+  if (!resources) return r;
+  QRM_ASSIGN_OR_RETURN(std::optional<Field> requests, json::Member(*resources, "requests"));
+  if (requests) QRM_RETURN_IF_ERROR(ReadResourceList(*requests, &r, nullptr));
+  return r;
+}
+
+// The kubelet's effective pod request: max(sum of containers, max of init containers) plus
+// the RuntimeClass overhead (resourcehelper.PodRequests without sidecar init containers).
+StatusOr<Resources> PodRequests(const Field& spec) {
+  Resources sum, init;
+  QRM_ASSIGN_OR_RETURN(std::optional<Field> containers, json::Member(spec, "containers"));
+  if (containers) {
+    QRM_RETURN_IF_ERROR(json::ForEachItem(*containers, [&](const Field& c) -> Status {
+      QRM_ASSIGN_OR_RETURN(Resources r, ContainerRequests(c));
+      Add(&sum, r);
+      return Status::Ok();
+    }));
+  }
+  QRM_ASSIGN_OR_RETURN(std::optional<Field> inits, json::Member(spec, "initContainers"));
+  if (inits) {
+    QRM_RETURN_IF_ERROR(json::ForEachItem(*inits, [&](const Field& c) -> Status {
+      QRM_ASSIGN_OR_RETURN(Resources r, ContainerRequests(c));
+      Max(&init, r);
+      return Status::Ok();
+    }));
+  }
+  Max(&sum, init);
+  QRM_ASSIGN_OR_RETURN(std::optional<Field> overhead, json::Member(spec, "overhead"));
+  if (overhead) QRM_RETURN_IF_ERROR(ReadResourceList(*overhead, &sum, nullptr));
+  return sum;
+}
+
+SelectorOp ParseOp(std::string_view op) {
+  if (op == "In") return SelectorOp::kIn;
+  if (op == "NotIn") return SelectorOp::kNotIn;
+  if (op == "Exists") return SelectorOp::kExists;
+  if (op == "DoesNotExist") return SelectorOp::kDoesNotExist;
+  if (op == "Gt") return SelectorOp::kGt;
+  if (op == "Lt") return SelectorOp::kLt;
+  return SelectorOp::kUnknown;
+}
+
+// One matchExpressions entry; the operator is checked by Validate, where the context (label
+// selector or node selector) says which operators are allowed.
+StatusOr<SelectorRequirement> ReadRequirement(const Field& f) {
+  SelectorRequirement r;
+  QRM_RETURN_IF_ERROR(json::ReadString(f, "key", &r.key));
+  QRM_RETURN_IF_ERROR(json::ReadString(f, "operator", &r.op_text));
+  r.op = ParseOp(r.op_text);
+  QRM_ASSIGN_OR_RETURN(std::optional<Field> values, json::Member(f, "values"));
+  if (values) {
+    QRM_RETURN_IF_ERROR(json::ForEachItem(*values, [&](const Field& v) -> Status {
+      QRM_ASSIGN_OR_RETURN(std::string s, json::String(v));
+      r.values.push_back(std::move(s));
+      return Status::Ok();
+    }));
+  }
+  return r;
+}
+
+Status ReadRequirements(const Field& object, const char* key,
+                        std::vector<SelectorRequirement>* out) {
+  QRM_ASSIGN_OR_RETURN(std::optional<Field> list, json::Member(object, key));
+  if (!list) return Status::Ok();
+  return json::ForEachItem(*list, [&](const Field& f) -> Status {
+    QRM_ASSIGN_OR_RETURN(SelectorRequirement r, ReadRequirement(f));
+    out->push_back(std::move(r));
+    return Status::Ok();
+  });
+}
+
+// Reads the object's metadata; `kind` and the item's apiVersion are checked.
+StatusOr<ObjectMeta> ReadMeta(const Field& item, std::string_view kind,
+                              std::string_view api_version) {
+  QRM_ASSIGN_OR_RETURN(ObjectMeta meta, json::ReadTypeAndObjectMeta(item, kind, api_version));
+  if (meta.name.empty()) return InvalidArgumentError("metadata.name: missing");
+  return meta;
+}
+
+Status ReadTaints(const Field& spec, std::vector<Taint>* out) {
+  QRM_ASSIGN_OR_RETURN(std::optional<Field> taints, json::Member(spec, "taints"));
+  if (!taints) return Status::Ok();
+  return json::ForEachItem(*taints, [&](const Field& f) -> Status {
+    Taint t;
+    QRM_RETURN_IF_ERROR(json::ReadString(f, "key", &t.key));
+    QRM_RETURN_IF_ERROR(json::ReadString(f, "value", &t.value));
+    QRM_RETURN_IF_ERROR(json::ReadString(f, "effect", &t.effect));
+    out->push_back(std::move(t));
+    return Status::Ok();
+  });
+}
+
+Status ReadNodeFields(const Field& item, const DecodeOptions& options, DrainNode* node) {
+  QRM_ASSIGN_OR_RETURN(std::optional<Field> spec, json::Member(item, "spec"));
+  if (spec) {
+    QRM_RETURN_IF_ERROR(ReadTaints(*spec, &node->taints));
+    QRM_ASSIGN_OR_RETURN(std::optional<Field> unschedulable, json::Member(*spec, "unschedulable"));
+    if (unschedulable) {
+      QRM_ASSIGN_OR_RETURN(node->unschedulable, Bool(*unschedulable));
+    }
+  }
+  QRM_ASSIGN_OR_RETURN(std::optional<Field> status, json::Member(item, "status"));
+  if (status) {
+    QRM_ASSIGN_OR_RETURN(std::optional<Field> alloc, json::Member(*status, "allocatable"));
+    if (alloc) {
+      QRM_RETURN_IF_ERROR(ReadResourceList(*alloc, &node->allocatable, &node->allocatable_pods));
+    }
+  }
+  if (!options.node_group_label.empty()) {
+    auto it = node->labels.find(options.node_group_label);
+    if (it != node->labels.end()) node->node_group = it->second;
+  }
+  return Status::Ok();
+}
+
+StatusOr<DrainNode> DecodeNode(const Field& item, const DecodeOptions& options) {
+  QRM_ASSIGN_OR_RETURN(ObjectMeta meta, ReadMeta(item, "Node", "v1"));
+  DrainNode node;
+  node.name = meta.name;
+  node.labels = std::move(meta.labels);
+  node.annotations = std::move(meta.annotations);
+  if (Status s = ReadNodeFields(item, options, &node); !s.ok()) {
+    return s.WithContext("node " + node.name);
+  }
+  return node;
+}
+
+Status ReadOwners(const Field& metadata, std::vector<OwnerReference>* out) {
+  QRM_ASSIGN_OR_RETURN(std::optional<Field> owners, json::Member(metadata, "ownerReferences"));
+  if (!owners) return Status::Ok();
+  return json::ForEachItem(*owners, [&](const Field& f) -> Status {
+    OwnerReference o;
+    QRM_RETURN_IF_ERROR(json::ReadString(f, "kind", &o.kind));
+    QRM_RETURN_IF_ERROR(json::ReadString(f, "name", &o.name));
+    QRM_ASSIGN_OR_RETURN(std::optional<Field> controller, json::Member(f, "controller"));
+    if (controller) {
+      QRM_ASSIGN_OR_RETURN(o.controller, Bool(*controller));
+    }
+    out->push_back(std::move(o));
+    return Status::Ok();
+  });
+}
+
+Status ReadVolumes(const Field& spec, std::vector<Volume>* out) {
+  QRM_ASSIGN_OR_RETURN(std::optional<Field> volumes, json::Member(spec, "volumes"));
+  if (!volumes) return Status::Ok();
+  return json::ForEachItem(*volumes, [&](const Field& f) -> Status {
+    Volume v;
+    QRM_RETURN_IF_ERROR(json::ReadString(f, "name", &v.name));
+    QRM_ASSIGN_OR_RETURN(std::optional<Field> empty_dir, json::Member(f, "emptyDir"));
+    QRM_ASSIGN_OR_RETURN(std::optional<Field> host_path, json::Member(f, "hostPath"));
+    QRM_ASSIGN_OR_RETURN(std::optional<Field> claim, json::Member(f, "persistentVolumeClaim"));
+    if (empty_dir) {
+      v.kind = VolumeKind::kEmptyDir;
+      QRM_RETURN_IF_ERROR(json::ReadString(*empty_dir, "medium", &v.medium));
+    } else if (host_path) {
+      v.kind = VolumeKind::kHostPath;
+    } else if (claim) {
+      v.kind = VolumeKind::kPersistentVolumeClaim;
+      QRM_RETURN_IF_ERROR(json::ReadString(*claim, "claimName", &v.claim));
+    }
+    out->push_back(std::move(v));
+    return Status::Ok();
+  });
+}
+
+Status ReadTolerations(const Field& spec, std::vector<Toleration>* out) {
+  QRM_ASSIGN_OR_RETURN(std::optional<Field> list, json::Member(spec, "tolerations"));
+  if (!list) return Status::Ok();
+  return json::ForEachItem(*list, [&](const Field& f) -> Status {
+    Toleration t;
+    QRM_RETURN_IF_ERROR(json::ReadString(f, "key", &t.key));
+    QRM_RETURN_IF_ERROR(json::ReadString(f, "operator", &t.op));
+    QRM_RETURN_IF_ERROR(json::ReadString(f, "value", &t.value));
+    QRM_RETURN_IF_ERROR(json::ReadString(f, "effect", &t.effect));
+    if (t.op.empty()) t.op = "Equal";
+    out->push_back(std::move(t));
+    return Status::Ok();
+  });
+}
+
+// spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms
+Status ReadRequiredAffinity(const Field& spec, std::vector<NodeSelectorTerm>* out) {
+  std::optional<Field> at = spec;
+  for (const char* key : {"affinity", "nodeAffinity",
+                          "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms"}) {
+    QRM_ASSIGN_OR_RETURN(at, json::Member(*at, key));
+    if (!at) return Status::Ok();
+  }
+  return json::ForEachItem(*at, [&](const Field& f) -> Status {
+    NodeSelectorTerm term;
+    QRM_RETURN_IF_ERROR(ReadRequirements(f, "matchExpressions", &term.match_expressions));
+    out->push_back(std::move(term));
+    return Status::Ok();
+  });
+}
+
+// katalyst.kubewharf.io/memory_enhancement: a JSON object whose flags are "true" or true.
+Status ReadMemoryEnhancement(DrainPod* pod) {
+  auto it = pod->annotations.find(std::string(kMemoryEnhancementKey));
+  if (it == pod->annotations.end()) return Status::Ok();
+  std::string where = fmt::format("metadata.annotations[{}]", Quote(kMemoryEnhancementKey));
+  QRM_ASSIGN_OR_RETURN(rapidjson::Document doc, json::Parse(it->second, where));
+  if (!doc.IsObject()) return InvalidArgumentError(where + ": not a JSON object");
+  auto flag = [&](const char* key) {
+    auto m = doc.FindMember(key);
+    if (m == doc.MemberEnd()) return false;
+    return m->value.IsBool()
+               ? m->value.GetBool()
+               : m->value.IsString() && std::string_view(m->value.GetString()) == "true";
+  };
+  pod->numa_binding = flag("numa_binding");
+  pod->numa_exclusive = flag("numa_exclusive");
+  return Status::Ok();
+}
+
+Status ReadPodSpec(const Field& spec, DrainPod* pod) {
+  QRM_RETURN_IF_ERROR(json::ReadString(spec, "nodeName", &pod->node_name));
+  QRM_ASSIGN_OR_RETURN(std::optional<Field> priority, json::Member(spec, "priority"));
+  if (priority) {
+    QRM_ASSIGN_OR_RETURN(int64_t p, json::Int(*priority));
+    pod->priority = static_cast<int32_t>(std::clamp<int64_t>(p, INT32_MIN, INT32_MAX));
+  }
+  QRM_ASSIGN_OR_RETURN(std::optional<Field> grace,
+                       json::Member(spec, "terminationGracePeriodSeconds"));
+  if (grace) {
+    QRM_ASSIGN_OR_RETURN(pod->grace_period_seconds, json::Int(*grace));
+  }
+  QRM_ASSIGN_OR_RETURN(pod->requests, PodRequests(spec));
+  QRM_RETURN_IF_ERROR(ReadVolumes(spec, &pod->volumes));
+  QRM_RETURN_IF_ERROR(json::ReadStringMap(spec, "nodeSelector", &pod->node_selector));
+  QRM_RETURN_IF_ERROR(ReadTolerations(spec, &pod->tolerations));
+  return ReadRequiredAffinity(spec, &pod->required_affinity);
+}
+
+Status ReadPodFields(const Field& item, DrainPod* pod) {
+  QRM_ASSIGN_OR_RETURN(std::optional<Field> metadata, json::Member(item, "metadata"));
+  QRM_RETURN_IF_ERROR(ReadOwners(*metadata, &pod->owners));
+  QRM_ASSIGN_OR_RETURN(std::optional<Field> deleted, json::Member(*metadata, "deletionTimestamp"));
+  if (deleted) {
+    QRM_ASSIGN_OR_RETURN(pod->deletion_time, json::Time(*deleted));
+  }
+  QRM_ASSIGN_OR_RETURN(std::optional<Field> spec, json::Member(item, "spec"));
+  if (spec) QRM_RETURN_IF_ERROR(ReadPodSpec(*spec, pod));
+  QRM_ASSIGN_OR_RETURN(std::optional<Field> status, json::Member(item, "status"));
+  if (status) QRM_RETURN_IF_ERROR(json::ReadString(*status, "phase", &pod->phase));
+  pod->is_mirror = pod->annotations.count("kubernetes.io/config.mirror") > 0;
+  auto qos = pod->annotations.find(std::string(kQosLevelKey));
+  if (qos != pod->annotations.end()) pod->qos_level = qos->second;
+  return ReadMemoryEnhancement(pod);
+}
+
+StatusOr<DrainPod> DecodePod(const Field& item) {
+  QRM_ASSIGN_OR_RETURN(ObjectMeta meta, ReadMeta(item, "Pod", "v1"));
+  DrainPod pod;
+  pod.namespace_ = meta.namespace_;
+  pod.name = meta.name;
+  pod.uid = meta.uid;
+  pod.labels = std::move(meta.labels);
+  pod.annotations = std::move(meta.annotations);
+  pod.creation_time = meta.creation_timestamp;
+  if (Status s = ReadPodFields(item, &pod); !s.ok()) return s.WithContext("pod " + pod.Key());
+  return pod;
+}
+
+Status ReadPdbFields(const Field& item, DrainPdb* pdb) {
+  QRM_ASSIGN_OR_RETURN(std::optional<Field> spec, json::Member(item, "spec"));
+  if (spec) {
+    QRM_ASSIGN_OR_RETURN(std::optional<Field> selector, json::Member(*spec, "selector"));
+    if (selector) {
+      LabelSelector s;
+      QRM_RETURN_IF_ERROR(json::ReadStringMap(*selector, "matchLabels", &s.match_labels));
+      QRM_RETURN_IF_ERROR(ReadRequirements(*selector, "matchExpressions", &s.match_expressions));
+      pdb->selector = std::move(s);
+    }
+  }
+  QRM_ASSIGN_OR_RETURN(std::optional<Field> status, json::Member(item, "status"));
+  if (status) {
+    QRM_ASSIGN_OR_RETURN(std::optional<Field> allowed, json::Member(*status, "disruptionsAllowed"));
+    if (allowed) {
+      QRM_ASSIGN_OR_RETURN(pdb->disruptions_allowed, json::Int(*allowed));
+    }
+  }
+  return Status::Ok();
+}
+
+StatusOr<DrainPdb> DecodePdb(const Field& item) {
+  QRM_ASSIGN_OR_RETURN(ObjectMeta meta, ReadMeta(item, "PodDisruptionBudget", "policy/v1"));
+  DrainPdb pdb;
+  pdb.namespace_ = meta.namespace_;
+  pdb.name = meta.name;
+  if (Status s = ReadPdbFields(item, &pdb); !s.ok()) {
+    return s.WithContext("poddisruptionbudget " + pdb.Key());
+  }
+  return pdb;
+}
+
+// One item of a list; `kind` is the list's item kind, or "" for a `kind: List`.
+Status DecodeItem(const Field& item, std::string kind, const DecodeOptions& options,
+                  ClusterSnapshot* snapshot) {
+  if (kind.empty()) QRM_RETURN_IF_ERROR(json::ReadString(item, "kind", &kind));
+  if (kind == "Node") {
+    QRM_ASSIGN_OR_RETURN(DrainNode node, DecodeNode(item, options));
+    snapshot->nodes.push_back(std::move(node));
+  } else if (kind == "Pod") {
+    QRM_ASSIGN_OR_RETURN(DrainPod pod, DecodePod(item));
+    snapshot->pods.push_back(std::move(pod));
+  } else if (kind == "PodDisruptionBudget") {
+    QRM_ASSIGN_OR_RETURN(DrainPdb pdb, DecodePdb(item));
+    snapshot->pdbs.push_back(std::move(pdb));
+  } else {
+    return InvalidArgumentError(
+        fmt::format("kind: {} is not Node, Pod or PodDisruptionBudget", Quote(kind)));
+  }
+  return Status::Ok();
+}
+
+// The item kind of a list kind, "" for a `kind: List`, nullopt when not a list we read.
+std::optional<std::string> ItemKind(std::string_view list_kind) {
+  if (list_kind == "List") return "";
+  for (std::string_view k : {"Node", "Pod", "PodDisruptionBudget"}) {
+    if (list_kind == std::string(k) + "List") return std::string(k);
+  }
+  return std::nullopt;
+}
+
+void DecodeInto(const SnapshotDocument& document, const DecodeOptions& options,
+                ClusterSnapshot* snapshot, ErrorList* errors) {
+  StatusOr<rapidjson::Document> doc = json::Parse(document.json, document.name);
+  if (!doc.ok()) return errors->Add(doc.status());
+  Field root{&*doc, ""};
+  std::string kind;
+  if (Status s = json::ReadString(root, "kind", &kind); !s.ok()) {
+    return errors->Add(s.WithContext(document.name));
+  }
+  std::optional<std::string> item_kind = ItemKind(kind);
+  if (!item_kind) {
+    // A single object (`kubectl get pod x -o json`) is read as a list of one.
+    Status s = DecodeItem(root, kind, options, snapshot);
+    return errors->Add(s.WithContext(document.name));
+  }
+  StatusOr<std::optional<Field>> items = json::Member(root, "items");
+  if (!items.ok()) return errors->Add(items.status().WithContext(document.name));
+  if (!*items) return;
+  size_t index = 0;
+  Status s = json::ForEachItem(**items, [&](const Field& item) -> Status {
+    Field bare{item.value, ""};  // paths inside an object start at the object
+    errors->Add(DecodeItem(bare, *item_kind, options, snapshot)
+                    .WithContext(fmt::format("{}: items[{}]", document.name, index++)));
+    return Status::Ok();
+  });
+  errors->Add(s.WithContext(document.name));
+}
+
+std::string_view OpAllowedText(bool node_selector) {
+  return node_selector ? "In, NotIn, Exists, DoesNotExist, Gt or Lt"
+                       : "In, NotIn, Exists or DoesNotExist";
+}
+
+// The checks of metav1.LabelSelector and core/v1 NodeSelectorRequirement validation.
+Status CheckRequirement(const SelectorRequirement& r, bool node_selector) {
+  bool comparison = r.op == SelectorOp::kGt || r.op == SelectorOp::kLt;
+  if (r.op == SelectorOp::kUnknown || (comparison && !node_selector)) {
+    return InvalidArgumentError(
+        fmt::format("operator: {} is not {}", Quote(r.op_text), OpAllowedText(node_selector)));
+  }
+  bool set = r.op == SelectorOp::kIn || r.op == SelectorOp::kNotIn;
+  if (set && r.values.empty()) {
+    return InvalidArgumentError(fmt::format("values: {} needs at least one value", r.op_text));
+  }
+  if (!set && !comparison && !r.values.empty()) {
+    return InvalidArgumentError(fmt::format("values: {} takes no values", r.op_text));
+  }
+  if (comparison && r.values.size() != 1) {
+    return InvalidArgumentError(fmt::format("values: {} takes exactly one value", r.op_text));
+  }
+  return Status::Ok();
+}
+
+void CheckRequirements(const std::vector<SelectorRequirement>& list, bool node_selector,
+                       const std::string& path, ErrorList* errors, const std::string& object) {
+  for (size_t i = 0; i < list.size(); ++i) {
+    errors->Add(CheckRequirement(list[i], node_selector)
+                    .WithContext(fmt::format("{}: {}[{}]", object, path, i)));
+  }
+}
+
+void CheckPod(const ClusterSnapshot& snapshot, const DrainPod& pod, ErrorList* errors) {
+  std::string object = "pod " + pod.Key();
+  if (!pod.node_name.empty() && snapshot.FindNode(pod.node_name) == nullptr) {
+    errors->Add(InvalidArgumentError(
+        fmt::format("{}: spec.nodeName: {}: no such node", object, Quote(pod.node_name))));
+  }
+  for (size_t t = 0; t < pod.required_affinity.size(); ++t) {
+    CheckRequirements(pod.required_affinity[t].match_expressions, true,
+                      fmt::format("spec.affinity.nodeAffinity."
+                                  "requiredDuringSchedulingIgnoredDuringExecution."
+                                  "nodeSelectorTerms[{}].matchExpressions",
+                                  t),
+                      errors, object);
+  }
+}
+
+template <typename T>
+void CheckUnique(const std::vector<T>& objects, std::string_view what, ErrorList* errors) {
+  std::set<std::string> seen;
+  for (const T& o : objects) {
+    std::string key;
+    if constexpr (std::is_same_v<T, DrainNode>) {
+      key = o.name;
+    } else {
+      key = o.Key();
+    }
+    if (!seen.insert(key).second) {
+      errors->Add(InvalidArgumentError(fmt::format("{} {}: listed twice", what, key)));
+    }
+  }
+}
+
+void ValidateInto(const ClusterSnapshot& snapshot, ErrorList* errors) {
+  CheckUnique(snapshot.nodes, "node", errors);
+  CheckUnique(snapshot.pods, "pod", errors);
+  CheckUnique(snapshot.pdbs, "poddisruptionbudget", errors);
+  for (const DrainPod& pod : snapshot.pods) CheckPod(snapshot, pod, errors);
+  for (const DrainPdb& pdb : snapshot.pdbs) {
+    if (!pdb.selector) continue;
+    CheckRequirements(pdb.selector->match_expressions, false, "spec.selector.matchExpressions",
+                      errors, "poddisruptionbudget " + pdb.Key());
+  }
+}
+
+}  // namespace
+
+Status DecodeDocument(const SnapshotDocument& document, const DecodeOptions& options,
+                      ClusterSnapshot* snapshot) {
+  ErrorList errors;
+  DecodeInto(document, options, snapshot, &errors);
+  return errors.Result();
+}
+
+StatusOr<ClusterSnapshot> DecodeSnapshot(const std::vector<SnapshotDocument>& documents,
+                                         const DecodeOptions& options) {
+  ClusterSnapshot snapshot;
+  ErrorList errors;
+  for (const SnapshotDocument& d : documents) DecodeInto(d, options, &snapshot, &errors);
+  snapshot.Reindex();
+  if (errors.empty()) ValidateInto(snapshot, &errors);
+  QRM_RETURN_IF_ERROR(errors.Result());
+  return snapshot;
+}
+
+Status Validate(const ClusterSnapshot& snapshot) {
+  ErrorList errors;
+  ValidateInto(snapshot, &errors);
+  return errors.Result();
+}
+
+}  // namespace qrm::cluster::drain
