@@ -94,8 +94,17 @@ void Reflector::Run(std::stop_token stop) {
     WatchEnd end = WatchEnd::kClosed;
     while (end == WatchEnd::kClosed && !stop.stop_requested()) {
       bool delivered = false;
+      const auto started = std::chrono::steady_clock::now();
       end = Watch(stop, delivered);
       if (delivered) backoff = options_.backoff_initial;
+      // A watch the server ends at once without an event (a proxy that cuts long requests, an
+      // overloaded server) is retried after the back-off, as client-go does, not in a loop.
+      const bool short_and_empty =
+          !delivered && std::chrono::steady_clock::now() - started < std::chrono::seconds(1);
+      if (end == WatchEnd::kClosed && short_and_empty && !stop.stop_requested()) {
+        if (!Sleep(stop, backoff)) return;
+        backoff = std::min(backoff * 2, options_.backoff_max);
+      }
     }
     if (stop.stop_requested()) return;
     if (end == WatchEnd::kFailed) {

@@ -3,7 +3,8 @@
 //  * list, in pages of `page_size` (a page whose continue token expired restarts the list);
 //  * watch from the list's resourceVersion with allowWatchBookmarks and a timeoutSeconds drawn
 //    in [min_watch_timeout, 2 * min_watch_timeout) so a fleet of watchers does not reconnect
-//    at once; a watch the server ends is started again from the last resourceVersion seen;
+//    at once; a watch the server ends is started again from the last resourceVersion seen
+//    (after the back-off when it ended within a second without an event);
 //  * a watch answered 410 Gone, or an ERROR event with code 410 (the version was compacted),
 //    relists; so does any other failure, after a back-off of 0.8 s doubling to 30 s (reset by
 //    a watch that delivered events);

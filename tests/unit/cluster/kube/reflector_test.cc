@@ -313,3 +313,46 @@ TEST_CASE("a JSON patch of a node status reaches the watch") {
 
 }  // namespace
 }  // namespace qrm::kube
+
+namespace qrm::kube {
+namespace {
+
+TEST_CASE("watches the server ends at once without events are retried after a back-off") {
+  TestApiServer server;
+  REQUIRE(server.Start().ok());
+  // Lists answer an empty collection; every watch is closed before its first event.
+  server.AddRoute("GET", "/api/v1/nodes", [](const testing::ApiRequest& r) {
+    if (r.query.find("watch=true") == std::string::npos) {
+      return testing::ApiResponse{
+          200, R"({"kind":"NodeList","apiVersion":"v1","metadata":{"resourceVersion":"7"},)"
+               R"("items":[]})"};
+    }
+    testing::ApiResponse answer;
+    answer.feed = std::make_shared<testing::WatchFeed>();
+    answer.feed->Close();
+    return answer;
+  });
+  ClusterConfig config;
+  config.server = server.url();
+  config.token = "test-token";
+  config.timeout = 5s;
+  StatusOr<KubeClient> client = KubeClient::Create(config);
+  REQUIRE(client.ok());
+  Recorder recorder;
+  ReflectorOptions options;
+  options.path = "/api/v1/nodes";
+  options.name = "nodes";
+  options.backoff_initial = 100ms;
+  options.backoff_max = 200ms;
+  Reflector reflector(*client, options, &recorder);
+  reflector.Start();
+  REQUIRE(reflector.WaitSynced(5s));
+  std::this_thread::sleep_for(1s);
+  const ReflectorCounters c = reflector.counters();
+  CHECK(c.watches >= 2);   // it does come back
+  CHECK(c.watches <= 12);  // 100, 200, 200, ... ms apart; hundreds without the back-off
+  CHECK(c.lists == 1);
+}
+
+}  // namespace
+}  // namespace qrm::kube
