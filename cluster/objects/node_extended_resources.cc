@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "cluster/kube/json_pointer.h"
 #include "cluster/objects/json_io.h"
 
 namespace qrm::cluster {
@@ -121,7 +122,7 @@ struct NodeList {
 // for a resource to remove.
 bool Reconcile(PatchWriter& patch, bool status_exists, NodeList& list, const std::string& name,
                const std::optional<kube::Quantity>& want) {
-  const std::string path = fmt::format("/status/{}/{}", list.name, EscapeJsonPointer(name));
+  const std::string path = fmt::format("/status/{}/{}", list.name, kube::EscapeJsonPointer(name));
   const kube::Quantity* have = nullptr;
   if (list.current) {
     auto it = list.current->find(name);
@@ -153,21 +154,6 @@ Status ValidateExtendedResourceName(std::string_view name) {
   if (!problem) return Status::Ok();
   return InvalidArgumentError(
       fmt::format("resource \"{}\" is not an extended resource name: {}", name, *problem));
-}
-
-std::string EscapeJsonPointer(std::string_view token) {
-  std::string out;
-  out.reserve(token.size());
-  for (char c : token) {
-    if (c == '~') {
-      out += "~0";
-    } else if (c == '/') {
-      out += "~1";
-    } else {
-      out += c;
-    }
-  }
-  return out;
 }
 
 StatusOr<ExtendedResourcePatch> BuildExtendedResourcePatch(const std::string& node_json,

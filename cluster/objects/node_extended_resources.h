@@ -38,9 +38,6 @@ bool IsExtendedResourceName(std::string_view name);
 // The same as a Status: kInvalidArgument naming the resource and the rule it breaks.
 Status ValidateExtendedResourceName(std::string_view name);
 
-// RFC 6901: "~" as "~0" and "/" as "~1" ("example.com/widget" -> "example.com~1widget").
-std::string EscapeJsonPointer(std::string_view token);
-
 struct ExtendedResource {
   kube::Quantity capacity;
   kube::Quantity allocatable;

@@ -8,6 +8,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "checkpoint/base64.h"
 #include "cluster/webhook/json_fields.h"
 #include "common/json_string.h"
 #include "common/quote.h"
@@ -174,7 +175,8 @@ void WriteResponse(Writer& w, const AdmissionResponse& r) {
     WriteStatus(w, *r.status);
   }
   if (!r.patch.empty()) {
-    WriteString(w, "patch", Base64(r.patch));
+    // Go writes a []byte as standard base64 with padding.
+    WriteString(w, "patch", checkpoint::Base64Encode(r.patch));
     WriteString(w, "patchType", "JSONPatch");
   }
   if (!r.audit_annotations.empty()) {
@@ -228,24 +230,6 @@ std::string EncodeAdmissionReview(const AdmissionReview& review) {
   }
   w.EndObject();
   return std::string(buffer.GetString(), buffer.GetSize());
-}
-
-std::string Base64(std::string_view bytes) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  for (size_t i = 0; i < bytes.size(); i += 3) {
-    const size_t n = std::min<size_t>(3, bytes.size() - i);
-    uint32_t chunk = 0;
-    for (size_t j = 0; j < 3; ++j) {
-      chunk = (chunk << 8) | (j < n ? static_cast<unsigned char>(bytes[i + j]) : 0u);
-    }
-    for (size_t j = 0; j < 4; ++j) {
-      out += j <= n ? kAlphabet[(chunk >> (18 - 6 * j)) & 0x3f] : '=';
-    }
-  }
-  return out;
 }
 
 }  // namespace qrm::webhook

@@ -97,7 +97,4 @@ StatusOr<AdmissionReview> DecodeAdmissionReview(std::string_view json);
 // written).
 std::string EncodeAdmissionReview(const AdmissionReview& review);
 
-// Standard base64 with padding (Go's encoding of a []byte in JSON).
-std::string Base64(std::string_view bytes);
-
 }  // namespace qrm::webhook

@@ -3,24 +3,12 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "cluster/kube/json_pointer.h"
+
 namespace qrm::webhook {
 
-std::string EscapePointerToken(std::string_view token) {
-  std::string out;
-  for (char c : token) {
-    if (c == '~') {
-      out += "~0";
-    } else if (c == '/') {
-      out += "~1";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
 std::string AnnotationPath(std::string_view key) {
-  return "/metadata/annotations/" + EscapePointerToken(key);
+  return "/metadata/annotations/" + kube::EscapeJsonPointer(key);
 }
 
 std::string JsonStringValue(std::string_view text) {

@@ -14,9 +14,7 @@ struct PatchOp {
   std::string value_json;  // the value as JSON text
 };
 
-// A JSON Pointer token: "~" is written "~0" and "/" "~1" (RFC 6901, section 3).
-std::string EscapePointerToken(std::string_view token);
-
+// Pointer tokens are escaped with kube::EscapeJsonPointer (cluster/kube/json_pointer.h).
 // "/metadata/annotations/<escaped key>".
 std::string AnnotationPath(std::string_view key);
 

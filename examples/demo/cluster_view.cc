@@ -6,13 +6,12 @@
 #include <thread>
 
 #include <fmt/format.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include "cluster/kube/http_client.h"
 #include "cluster/objects/node_metric.h"
 #include "cluster/objects/node_resource_topology.h"
+#include "testing/free_port.h"
 #include "testing/temp_dir.h"
 
 namespace qrm::demo {
@@ -37,18 +36,6 @@ std::string NodeJson() {
                      R"("status":{{"capacity":{{"cpu":"{1}","memory":"{2}Ki","pods":"110"}},)"
                      R"("allocatable":{{"cpu":"{1}","memory":"{2}Ki","pods":"110"}}}}}})",
                      kNodeName, cpus, kib);
-}
-
-int FreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof(addr);
-  const bool ok = bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
-                  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0;
-  close(fd);
-  return ok ? ntohs(addr.sin_port) : 0;
 }
 
 // At most `lines` lines of `text`.
@@ -78,13 +65,7 @@ ClusterView::ClusterView(std::string dir)
                       .binding = true}) {
   started_ = server_.Start().ok();
   nodes_.Seed(kNodeName, NodeJson());
-  testing::WriteFile(dir_ + "/kubeconfig",
-                     fmt::format("apiVersion: v1\nkind: Config\nclusters:\n- name: demo\n"
-                                 "  cluster:\n    server: {}\ncontexts:\n- name: demo\n"
-                                 "  context:\n    cluster: demo\n    user: demo\n"
-                                 "current-context: demo\nusers:\n- name: demo\n  user:\n"
-                                 "    token: test-token\n",
-                                 server_.url()));
+  testing::WriteFile(dir_ + "/kubeconfig", server_.Kubeconfig());
 }
 
 ClusterView::~ClusterView() {
@@ -146,7 +127,7 @@ bool ClusterView::AskExtender() {
 bool ClusterView::Show(const std::string& extender_binary) {
   if (!started_ || !WaitForReport()) return false;
   PrintReport();
-  port_ = FreePort();
+  port_ = testing::FreeLoopbackPort();
   extender_ = std::make_unique<testing::ChildProcess>(
       std::vector<std::string>{extender_binary, "--address", fmt::format("127.0.0.1:{}", port_),
                                "--kubeconfig", dir_ + "/kubeconfig"},

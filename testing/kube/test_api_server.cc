@@ -18,6 +18,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "checkpoint/base64.h"
 #include "common/mutex.h"
 
 namespace qrm::testing {
@@ -538,6 +539,22 @@ void TestApiServer::Stop() {
 
 std::string TestApiServer::url() const {
   return fmt::format("{}://127.0.0.1:{}", impl_->options_.tls ? "https" : "http", impl_->port_);
+}
+
+std::string TestApiServer::Kubeconfig() const {
+  std::string token;
+  {
+    MutexLock lock(impl_->mu_);
+    token = impl_->token_;
+  }
+  const std::string ca = impl_->options_.tls ? "\n    certificate-authority-data: " +
+                                                   checkpoint::Base64Encode(impl_->pki_.ca.cert_pem)
+                                             : "";
+  return fmt::format(
+      "apiVersion: v1\nkind: Config\nclusters:\n- name: test\n  cluster:\n    server: {}{}\n"
+      "contexts:\n- name: test\n  context:\n    cluster: test\n    user: test\n"
+      "current-context: test\nusers:\n- name: test\n  user:\n    token: {}\n",
+      url(), ca, token);
 }
 
 const TestPki& TestApiServer::pki() const {

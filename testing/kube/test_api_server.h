@@ -91,7 +91,10 @@ class TestApiServer {
   Status Start();
   void Stop();  // idempotent; the destructor stops too
 
-  std::string url() const;     // "http(s)://127.0.0.1:<port>"
+  std::string url() const;  // "http(s)://127.0.0.1:<port>"
+  // A kubeconfig (YAML) whose current context reaches this server with its token (and, with
+  // tls, trusts its CA), for a child process given --kubeconfig.
+  std::string Kubeconfig() const;
   const TestPki& pki() const;  // the CA and server certificate (tls)
 
   void AddRoute(std::string method, std::string pattern, RouteHandler handler);

@@ -61,12 +61,7 @@ FakeCluster::FakeCluster(std::vector<FakeNodeSpec> nodes)
   REQUIRE(server_.Start().ok());
   for (const FakeNodeSpec& n : specs_) nodes_.Seed(n.name, NodeJson(n));
   kubeconfig_ = dir_.File("kubeconfig");
-  WriteFile(kubeconfig_, fmt::format("apiVersion: v1\nkind: Config\nclusters:\n- name: test\n"
-                                     "  cluster:\n    server: {}\ncontexts:\n- name: test\n"
-                                     "  context:\n    cluster: test\n    user: test\n"
-                                     "current-context: test\nusers:\n- name: test\n  user:\n"
-                                     "    token: test-token\n",
-                                     server_.url()));
+  WriteFile(kubeconfig_, server_.Kubeconfig());
   for (const FakeNodeSpec& n : specs_) {
     std::filesystem::create_directories(dir_.File(n.name + "/proc"));
     std::filesystem::create_directories(dir_.File(n.name + "/cgroup"));

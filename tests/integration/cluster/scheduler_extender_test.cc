@@ -12,14 +12,12 @@
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
-#include <netinet/in.h>
 #include <rapidjson/document.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include "cluster/extender/extender_codec.h"
 #include "cluster/kube/http_client.h"
 #include "testing/child_process.h"
+#include "testing/free_port.h"
 #include "tests/integration/cluster/fake_cluster.h"
 
 namespace qrm::testing {
@@ -27,18 +25,6 @@ namespace {
 
 using namespace std::chrono_literals;
 using Catch::Matchers::Contains;
-
-int FreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  REQUIRE(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0);
-  socklen_t len = sizeof(addr);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  close(fd);
-  return ntohs(addr.sin_port);
-}
 
 // The extender as kube-scheduler calls it.
 class ExtenderClient {
@@ -169,7 +155,8 @@ TEST_CASE("the extender filters the hot node ranks by load and spreads a burst o
   INFO(ReadFile(cluster.LogOf("node-hot")));
   REQUIRE(cluster.WaitForNodeMetrics(60));
 
-  const int port = FreePort();
+  const int port = FreeLoopbackPort();
+  REQUIRE(port != 0);
   ChildProcess extender_process(
       {QRM_EXTENDER, "--address", fmt::format("127.0.0.1:{}", port), "--kubeconfig",
        cluster.kubeconfig(), "--min-watch-timeout", "30s"},

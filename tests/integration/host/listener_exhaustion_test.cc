@@ -22,6 +22,7 @@
 
 #include "api/cri_runtime_v1.grpc.pb.h"
 #include "testing/child_process.h"
+#include "testing/free_port.h"
 #include "testing/temp_dir.h"
 #include "tests/integration/cri_shim/fake_runtime.h"
 
@@ -32,18 +33,6 @@ using qrm::testing::ChildProcess;
 using qrm::testing::ReadFile;
 using qrm::testing::TempDir;
 using qrm::testing::WaitFor;
-
-int FreePort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0);
-  socklen_t len = sizeof(addr);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  ::close(fd);
-  return ntohs(addr.sin_port);
-}
 
 int ConnectTcp(int port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -111,12 +100,13 @@ const char* HostBinary() {
 struct HostProcess {
   TempDir dir;
   shim::testing::FakeRuntime runtime{dir.File("runtime.sock")};
-  int port = FreePort();
+  int port = qrm::testing::FreeLoopbackPort();
   std::string cri = dir.File("run/cri.sock");
   std::string admin = dir.File("run/admin.sock");
   std::unique_ptr<ChildProcess> process;
 
   HostProcess() {
+    REQUIRE(port != 0);
     process = std::make_unique<ChildProcess>(
         std::vector<std::string>{HostBinary(), "--cri-socket", cri, "--runtime-endpoint",
                                  "unix://" + runtime.socket_path(), "--plugin-dir",

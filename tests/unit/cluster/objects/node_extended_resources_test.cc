@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "cluster/kube/json_pointer.h"
 #include "testing/kube/node_status_store.h"
 
 namespace qrm::cluster {
@@ -54,8 +55,8 @@ TEST_CASE("extended resource names follow Kubernetes' IsExtendedResourceName") {
 }
 
 TEST_CASE("JSON pointer tokens escape tilde and slash") {
-  CHECK(EscapeJsonPointer("example.com/widget") == "example.com~1widget");
-  CHECK(EscapeJsonPointer("a~b/c") == "a~0b~1c");
+  CHECK(kube::EscapeJsonPointer("example.com/widget") == "example.com~1widget");
+  CHECK(kube::EscapeJsonPointer("a~b/c") == "a~0b~1c");
 }
 
 TEST_CASE("the first publish adds capacity and allocatable") {

@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "checkpoint/base64.h"
 #include "testing/temp_dir.h"
 
 namespace qrm::webhook {
@@ -119,12 +120,12 @@ TEST_CASE("AdmissionReview: a response is written as Go writes it") {
 }
 
 TEST_CASE("AdmissionReview: base64 pads as Go's encoding of a byte slice does") {
-  CHECK(Base64("").empty());
-  CHECK(Base64("f") == "Zg==");
-  CHECK(Base64("fo") == "Zm8=");
-  CHECK(Base64("foo") == "Zm9v");
-  CHECK(Base64("foob") == "Zm9vYg==");
-  CHECK(Base64(std::string("\xff\xfe\x00", 3)) == "//4A");
+  CHECK(checkpoint::Base64Encode("").empty());
+  CHECK(checkpoint::Base64Encode("f") == "Zg==");
+  CHECK(checkpoint::Base64Encode("fo") == "Zm8=");
+  CHECK(checkpoint::Base64Encode("foo") == "Zm9v");
+  CHECK(checkpoint::Base64Encode("foob") == "Zm9vYg==");
+  CHECK(checkpoint::Base64Encode(std::string("\xff\xfe\x00", 3)) == "//4A");
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include "cluster/kube/json_pointer.h"
 #include "cluster/webhook/json_patch.h"
 
 namespace qrm::webhook {
@@ -185,8 +186,8 @@ TEST_CASE("pod mutator: an unreadable pod is an error naming the field") {
 }
 
 TEST_CASE("JSON Patch: pointer tokens escape tilde and slash") {
-  CHECK(EscapePointerToken("a/b~c") == "a~1b~0c");
-  CHECK(EscapePointerToken("~1") == "~01");
+  CHECK(kube::EscapeJsonPointer("a/b~c") == "a~1b~0c");
+  CHECK(kube::EscapeJsonPointer("~1") == "~01");
   CHECK(AnnotationPath("qrm.io/resources.main") == "/metadata/annotations/qrm.io~1resources.main");
 }
 
