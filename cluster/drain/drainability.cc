@@ -344,14 +344,14 @@ double ResourceUtilization(const ClusterSnapshot& snapshot, const DrainNode& nod
       int64_t value = pod.requests.*field;
       if ((options.ignore_daemonsets_utilization && IsDaemonSetPod(pod)) ||
           (options.ignore_mirror_pods_utilization && pod.is_mirror)) {
-        ignored += value;
+        ignored = SatAdd(ignored, value);
         continue;
       }
       if (IsLongTerminating(pod, kPodLongTerminatingExtraThresholdSeconds, now)) continue;
-      requested += value;
+      requested = SatAdd(requested, value);
     }
   }
-  int64_t capacity = node.allocatable.*field - ignored;
+  int64_t capacity = SatAdd(node.allocatable.*field, -ignored);
   if (capacity <= 0) return requested > 0 ? std::numeric_limits<double>::infinity() : 0.0;
   return static_cast<double>(requested) / static_cast<double>(capacity);
 }

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cluster/drain/numa_hints.h"
+#include "cluster/drain/saturating.h"
 #include "qrm/topology/policy_names.h"
 
 namespace qrm::cluster::drain {
@@ -44,7 +45,7 @@ std::vector<Need> Needs(const NumaNodeState& state, const NumaPodRequest& pod, c
     if (resource == "cpu") {
       need.hinted = dedicated;
       need.whole_cpus = dedicated;
-      if (dedicated) need.amount = (amount + 999) / 1000 * 1000;
+      if (dedicated) need.amount = SatAdd(amount, 999) / 1000 * 1000;
       need.rule = bound ? PreferRule::kNarrowestFree : PreferRule::kNarrowestCapacity;
     } else if (resource == "memory") {
       need.hinted = bound;
@@ -67,7 +68,7 @@ std::string Amount(const std::string& resource, int64_t amount) {
 Status TakeFrom(NumaNodeState& work, const Need& need, NumaMask mask, Takes& takes) {
   int64_t left = need.amount, free = 0;
   for (const NumaZone& z : work.zones) {
-    if (mask.Has(z.id)) free += UsableFree(z, need.resource, need.whole_cpus);
+    if (mask.Has(z.id)) free = SatAdd(free, UsableFree(z, need.resource, need.whole_cpus));
   }
   if (free < need.amount) {
     return ResourceExhaustedError(
@@ -87,7 +88,7 @@ Status TakeFrom(NumaNodeState& work, const Need& need, NumaMask mask, Takes& tak
 // The shared pool spans every zone: takes in proportion to each zone's free amount.
 Status TakeFromPool(NumaNodeState& work, const Need& need, Takes& takes) {
   int64_t total = 0;
-  for (const NumaZone& z : work.zones) total += ZoneAmount(z, need.resource).free;
+  for (const NumaZone& z : work.zones) total = SatAdd(total, ZoneAmount(z, need.resource).free);
   if (total < need.amount) {
     return ResourceExhaustedError(fmt::format("{} requested, the node has {} free",
                                               Amount(need.resource, need.amount), total));
@@ -205,7 +206,9 @@ Unit UnitOf(const NumaContainerRequest& c) {
 Unit PodUnit(const NumaPodRequest& pod) {
   Unit sum{"(pod)", {}};
   for (const NumaContainerRequest& c : pod.containers) {
-    for (const auto& [resource, amount] : UnitOf(c).amounts) sum.amounts[resource] += amount;
+    for (const auto& [resource, amount] : UnitOf(c).amounts) {
+      sum.amounts[resource] = SatAdd(sum.amounts[resource], amount);
+    }
   }
   for (const NumaContainerRequest& c : pod.init_containers) {
     for (const auto& [resource, amount] : UnitOf(c).amounts) {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "cluster/drain/saturating.h"
+
 namespace qrm::cluster::drain {
 namespace {
 
@@ -43,8 +45,8 @@ std::vector<topology::TopologyHint> ResourceHints(const NumaNodeState& state,
     for (size_t i = 0; i < zones.size(); ++i) {
       if (((subset >> i) & 1U) == 0) continue;
       mask = mask.With(zones[i].id);
-      usable += zones[i].usable;
-      capacity += zones[i].capacity;
+      usable = SatAdd(usable, zones[i].usable);
+      capacity = SatAdd(capacity, zones[i].capacity);
     }
     if (capacity >= amount) narrowest_capacity = std::min(narrowest_capacity, mask.Count());
     if (usable < amount) continue;

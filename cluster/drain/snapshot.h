@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "cluster/drain/saturating.h"
+
 namespace qrm::cluster::drain {
 
 // cpu, memory and extended resources ("nvidia.com/gpu", "hugepages-2Mi").
@@ -78,6 +80,12 @@ struct NodeSelectorTerm {
   std::vector<SelectorRequirement> match_expressions;
 };
 
+// spec.containers[] / spec.initContainers[]: a container's name and resources.requests.
+struct ContainerRequests {
+  std::string name;
+  Resources requests;
+};
+
 struct DrainPod {
   std::string namespace_;                          // metadata.namespace
   std::string name;                                // metadata.name
@@ -94,6 +102,9 @@ struct DrainPod {
   // The pod's effective request, the kubelet's way: per resource
   // max(sum of spec.containers[], max of spec.initContainers[]) + spec.overhead.
   Resources requests;
+  // Per container, for qrm's admission check (the topology manager works per container).
+  std::vector<ContainerRequests> init_containers;
+  std::vector<ContainerRequests> containers;
   std::vector<Volume> volumes;                       // spec.volumes
   std::map<std::string, std::string> node_selector;  // spec.nodeSelector
   std::vector<Toleration> tolerations;               // spec.tolerations

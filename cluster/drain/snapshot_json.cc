@@ -40,12 +40,6 @@ class ErrorList {
   std::vector<std::string> messages_;
 };
 
-// Sums saturate: a dump whose requests overflow int64 is absurd, not a reason to wrap around.
-int64_t SatAdd(int64_t a, int64_t b) {
-  int64_t r = 0;
-  return __builtin_add_overflow(a, b, &r) ? std::numeric_limits<int64_t>::max() : r;
-}
-
 void Add(Resources* into, const Resources& r) {
   into->cpu_milli = SatAdd(into->cpu_milli, r.cpu_milli);
   into->memory_bytes = SatAdd(into->memory_bytes, r.memory_bytes);
@@ -81,7 +75,7 @@ Status ReadResourceList(const Field& list, Resources* out, int64_t* pods) {
   });
 }
 
-StatusOr<Resources> ContainerRequests(const Field& container) {
+StatusOr<Resources> ContainerResourceRequests(const Field& container) {
   Resources r;
   QRM_ASSIGN_OR_RETURN(std::optional<Field> resources, json::Member(container, "resources"));
   if (!resources) return r;
@@ -90,30 +84,32 @@ StatusOr<Resources> ContainerRequests(const Field& container) {
   return r;
 }
 
+// spec.<key>[]: each container's name and requests.
+Status ReadContainers(const Field& spec, const char* key, std::vector<ContainerRequests>* out) {
+  QRM_ASSIGN_OR_RETURN(std::optional<Field> list, json::Member(spec, key));
+  if (!list) return Status::Ok();
+  return json::ForEachItem(*list, [&](const Field& c) -> Status {
+    ContainerRequests container;
+    QRM_RETURN_IF_ERROR(json::ReadString(c, "name", &container.name));
+    QRM_ASSIGN_OR_RETURN(container.requests, ContainerResourceRequests(c));
+    out->push_back(std::move(container));
+    return Status::Ok();
+  });
+}
+
 // The kubelet's effective pod request: max(sum of containers, max of init containers) plus
 // the RuntimeClass overhead (resourcehelper.PodRequests without sidecar init containers).
-StatusOr<Resources> PodRequests(const Field& spec) {
+Status ReadPodRequests(const Field& spec, DrainPod* pod) {
+  QRM_RETURN_IF_ERROR(ReadContainers(spec, "containers", &pod->containers));
+  QRM_RETURN_IF_ERROR(ReadContainers(spec, "initContainers", &pod->init_containers));
   Resources sum, init;
-  QRM_ASSIGN_OR_RETURN(std::optional<Field> containers, json::Member(spec, "containers"));
-  if (containers) {
-    QRM_RETURN_IF_ERROR(json::ForEachItem(*containers, [&](const Field& c) -> Status {
-      QRM_ASSIGN_OR_RETURN(Resources r, ContainerRequests(c));
-      Add(&sum, r);
-      return Status::Ok();
-    }));
-  }
-  QRM_ASSIGN_OR_RETURN(std::optional<Field> inits, json::Member(spec, "initContainers"));
-  if (inits) {
-    QRM_RETURN_IF_ERROR(json::ForEachItem(*inits, [&](const Field& c) -> Status {
-      QRM_ASSIGN_OR_RETURN(Resources r, ContainerRequests(c));
-      Max(&init, r);
-      return Status::Ok();
-    }));
-  }
+  for (const ContainerRequests& c : pod->containers) Add(&sum, c.requests);
+  for (const ContainerRequests& c : pod->init_containers) Max(&init, c.requests);
   Max(&sum, init);
   QRM_ASSIGN_OR_RETURN(std::optional<Field> overhead, json::Member(spec, "overhead"));
   if (overhead) QRM_RETURN_IF_ERROR(ReadResourceList(*overhead, &sum, nullptr));
-  return sum;
+  pod->requests = std::move(sum);
+  return Status::Ok();
 }
 
 SelectorOp ParseOp(std::string_view op) {
@@ -312,7 +308,7 @@ Status ReadPodSpec(const Field& spec, DrainPod* pod) {
   if (grace) {
     QRM_ASSIGN_OR_RETURN(pod->grace_period_seconds, json::Int(*grace));
   }
-  QRM_ASSIGN_OR_RETURN(pod->requests, PodRequests(spec));
+  QRM_RETURN_IF_ERROR(ReadPodRequests(spec, pod));
   QRM_RETURN_IF_ERROR(ReadVolumes(spec, &pod->volumes));
   QRM_RETURN_IF_ERROR(json::ReadStringMap(spec, "nodeSelector", &pod->node_selector));
   QRM_RETURN_IF_ERROR(ReadTolerations(spec, &pod->tolerations));
@@ -381,6 +377,10 @@ StatusOr<DrainPdb> DecodePdb(const Field& item) {
   return pdb;
 }
 
+// `kubectl get nodes,pods,pdb,noderesourcetopologies -A -o json` prints one List of all four:
+// the NUMA state decoder takes the last kind, this one the others.
+constexpr std::string_view kNodeResourceTopologyKind = "NodeResourceTopology";
+
 // One item of a list; `kind` is the list's item kind, or "" for a `kind: List`.
 Status DecodeItem(const Field& item, std::string kind, const DecodeOptions& options,
                   ClusterSnapshot* snapshot) {
@@ -394,9 +394,9 @@ Status DecodeItem(const Field& item, std::string kind, const DecodeOptions& opti
   } else if (kind == "PodDisruptionBudget") {
     QRM_ASSIGN_OR_RETURN(DrainPdb pdb, DecodePdb(item));
     snapshot->pdbs.push_back(std::move(pdb));
-  } else {
-    return InvalidArgumentError(
-        fmt::format("kind: {} is not Node, Pod or PodDisruptionBudget", Quote(kind)));
+  } else if (kind != kNodeResourceTopologyKind) {  // numa_inputs.h reads those
+    return InvalidArgumentError(fmt::format(
+        "kind: {} is not Node, Pod, PodDisruptionBudget or NodeResourceTopology", Quote(kind)));
   }
   return Status::Ok();
 }
@@ -419,6 +419,7 @@ void DecodeInto(const SnapshotDocument& document, const DecodeOptions& options,
   if (Status s = json::ReadString(root, "kind", &kind); !s.ok()) {
     return errors->Add(s.WithContext(document.name));
   }
+  if (kind == std::string(kNodeResourceTopologyKind) + "List") return;  // numa_inputs.h
   std::optional<std::string> item_kind = ItemKind(kind);
   if (!item_kind) {
     // A single object (`kubectl get pod x -o json`) is read as a list of one.

@@ -5,21 +5,11 @@
 
 #include <fmt/format.h>
 
+#include "cluster/kube/url_query.h"
 #include "common/log.h"
 
 namespace qrm::kube {
 namespace {
-
-// Percent-encodes a query value (selectors hold '=', ',', '!').
-std::string QueryEscaped(std::string_view value) {
-  std::string out;
-  for (const char c : value) {
-    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                       c == '-' || c == '_' || c == '.' || c == '~';
-    out += plain ? std::string(1, c) : fmt::format("%{:02X}", static_cast<unsigned char>(c));
-  }
-  return out;
-}
 
 bool IsExpired(const KubeResponse& answer) {
   return answer.code == 410;

@@ -300,15 +300,7 @@ Status DaemonFlags::FinishPools(DaemonConfig& c) const {
 
 StatusOr<DaemonConfig> DaemonFlags::Finish() const {
   DaemonConfig c = values_;
-  if (!IsLogLevel(c.log_level)) {
-    return InvalidArgumentError(
-        fmt::format("log-level {}: expected trace, debug, info, warn, error, critical or off",
-                    Quote(c.log_level)));
-  }
-  if (c.log_format != "text" && c.log_format != "json") {
-    return InvalidArgumentError(
-        fmt::format("log-format {}: expected text or json", Quote(c.log_format)));
-  }
+  QRM_RETURN_IF_ERROR(config::CheckLogFlags(c.log_level, c.log_format));
   QRM_RETURN_IF_ERROR(FinishDurations(c));
   QRM_RETURN_IF_ERROR(FinishPools(c));
   QRM_RETURN_IF_ERROR(FinishGuard(c));

@@ -38,6 +38,7 @@
 #include "common/log.h"
 #include "common/malloc_tuning.h"
 #include "common/metrics/metrics.h"
+#include "common/stop_signals.h"
 
 namespace qrm::advisor_cmd {
 
@@ -323,12 +324,7 @@ int RunDaemon(const std::vector<std::string>& args) {
     return 2;
   }
   TuneMalloc(1);  // before any thread: one arena, as qrm-host (common/malloc_tuning.h)
-  sigset_t stop;
-  sigemptyset(&stop);
-  sigaddset(&stop, SIGTERM);
-  sigaddset(&stop, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &stop, nullptr);  // before any thread starts: they inherit it
-  return Serve(*config, stop);
+  return Serve(*config, BlockStopSignals());  // before any thread starts: they inherit it
 }
 
 }  // namespace qrm::advisor_cmd

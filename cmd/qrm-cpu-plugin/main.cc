@@ -20,6 +20,7 @@
 
 #include "common/config/config.h"
 #include "common/log.h"
+#include "common/stop_signals.h"
 #include "machine/discovery.h"
 #include "plugins/cpu/cpu_plugin.h"
 #include "plugins/cpu/pool_control.h"
@@ -179,11 +180,7 @@ int main(int argc, char** argv) {
   }
 
   // Block the signals before the watcher thread exists, so that only Run's sigwait sees them.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  qrm::BlockStopSignals();
 
   std::optional<qrm::cpu::PoolControlWatcher> watcher;
   if (const std::string& path = (*plugin)->pool_control_path(); !path.empty()) {

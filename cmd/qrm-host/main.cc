@@ -19,6 +19,7 @@
 #include "common/http/http_server.h"
 #include "common/log.h"
 #include "common/malloc_tuning.h"
+#include "common/stop_signals.h"
 #include "common/stop_stack.h"
 #include "cri-shim/cri_shim.h"
 #include "qrm/admin/admin_server.h"
@@ -31,22 +32,6 @@ using qrm::host::HostConfig;
 
 constexpr int kBadConfiguration = 2;  // exit codes: flags, config file or machine unreadable
 constexpr int kFailed = 1;            // a part could not start
-
-// Only the main thread receives SIGTERM/SIGINT (every thread started later inherits the mask).
-sigset_t BlockStopSignals() {
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  return signals;
-}
-
-int WaitForSignal(const sigset_t& set) {
-  int sig = 0;
-  sigwait(&set, &sig);
-  return sig;
-}
 
 // --check-config: the flags are valid (Finish) and the machine's NUMA layout can be read from
 // --sysfs-root; nothing is started, no socket or state file is touched.
@@ -192,7 +177,7 @@ int Run(const HostConfig& config, const sigset_t& signals) {
   log->info("ready: CRI on {}, runtime {}, plugins in {}, pod-resources on {}",
             parts.shim->socket_path(), config.shim.runtime_endpoint,
             config.host.registry.plugin_dir, config.pod_resources.socket);
-  const int sig = WaitForSignal(signals);
+  const int sig = qrm::WaitForStopSignal(signals);
   log->info("received {}, shutting down", sig == SIGTERM ? "SIGTERM" : "SIGINT");
   parts.ready = false;
   return 0;
@@ -205,7 +190,7 @@ int main(int argc, char** argv) {
   // and allocations are small, so contention is not measurable (LOAD ratio unchanged), and
   // bench P7 (1,000 containers) drops from 40 MiB (default arenas) to 32.4 MiB (two: 33.5).
   qrm::TuneMalloc(1);
-  const sigset_t signals = BlockStopSignals();
+  const sigset_t signals = qrm::BlockStopSignals();
   int exit_code = 0;
   const std::optional<HostConfig> config = LoadConfig(argc, argv, exit_code);
   if (!config) return exit_code;

@@ -66,15 +66,7 @@ Status ExtenderFlags::FinishWebhook(ExtenderConfig& c) const {
 
 StatusOr<ExtenderConfig> ExtenderFlags::Finish() const {
   ExtenderConfig c = values_;
-  if (!IsLogLevel(c.log_level)) {
-    return InvalidArgumentError(
-        fmt::format("log-level {}: expected trace, debug, info, warn, error, critical or off",
-                    Quote(c.log_level)));
-  }
-  if (c.log_format != "text" && c.log_format != "json") {
-    return InvalidArgumentError(
-        fmt::format("log-format {}: expected text or json", Quote(c.log_format)));
-  }
+  QRM_RETURN_IF_ERROR(config::CheckLogFlags(c.log_level, c.log_format));
   QRM_ASSIGN_OR_RETURN(c.sync_timeout, config::ParseDuration(sync_timeout_, "sync-timeout"));
   QRM_ASSIGN_OR_RETURN(const std::chrono::milliseconds watch,
                        config::ParseDuration(min_watch_timeout_, "min-watch-timeout"));

@@ -23,6 +23,7 @@
 #include "common/config/config.h"
 #include "common/http/http_server.h"
 #include "common/log.h"
+#include "common/stop_signals.h"
 
 namespace qrm::extender_cmd {
 namespace {
@@ -65,8 +66,7 @@ int Serve(const ExtenderConfig& config, const sigset_t& stop) {
     if (Status s = webhook_server->Start(); !s.ok()) return Fail(1, s);
   }
   log->info("serving the extender on {} (API server {})", config.address, client->config().server);
-  int sig = 0;
-  sigwait(&stop, &sig);
+  const int sig = WaitForStopSignal(stop);
   log->info("signal {}: stopping", sig);
   if (webhook_server) webhook_server->Stop();
   server.Stop();
@@ -91,12 +91,7 @@ int Run(int argc, char** argv) {
   if (!ConfigureLogging(config->log_level, config->log_format)) {
     return Fail(2, InvalidArgumentError("log-level or log-format not understood"));
   }
-  sigset_t stop;
-  sigemptyset(&stop);
-  sigaddset(&stop, SIGTERM);
-  sigaddset(&stop, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &stop, nullptr);  // before any thread starts: they inherit it
-  return Serve(*config, stop);
+  return Serve(*config, BlockStopSignals());  // before any thread starts: they inherit it
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include <rapidjson/writer.h>
 
 #include "common/config/po_error_text.h"
+#include "common/log.h"
 #include "common/quote.h"
 
 namespace qrm::config {
@@ -291,6 +292,17 @@ StatusOr<uint64_t> ParseBytes(std::string_view text, std::string_view key) {
     return number * factor;
   }
   return bad();
+}
+
+Status CheckLogFlags(std::string_view level, std::string_view format) {
+  if (!IsLogLevel(level)) {
+    return InvalidArgumentError(fmt::format(
+        "log-level {}: expected trace, debug, info, warn, error, critical or off", Quote(level)));
+  }
+  if (format != "text" && format != "json") {
+    return InvalidArgumentError(fmt::format("log-format {}: expected text or json", Quote(format)));
+  }
+  return Status::Ok();
 }
 
 }  // namespace qrm::config

@@ -51,4 +51,8 @@ StatusOr<std::chrono::milliseconds> ParseDuration(std::string_view text, std::st
 // errors name `key`.
 StatusOr<uint64_t> ParseBytes(std::string_view text, std::string_view key);
 
+// The --log-level and --log-format every binary takes: kInvalidArgument naming the flag and
+// the value unless the level is one spdlog knows (trace..off) and the format text or json.
+Status CheckLogFlags(std::string_view level, std::string_view format);
+
 }  // namespace qrm::config

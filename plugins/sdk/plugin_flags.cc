@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "common/config/config.h"
 #include "common/log.h"
 #include "common/quote.h"
 
@@ -47,15 +48,8 @@ void PluginFlags::Add(po::options_description& desc) {
 }
 
 Status PluginFlags::Finish() {
-  if (!ConfigureLogging(log_level, "text")) {
-    return InvalidArgumentError(
-        fmt::format("--log-level {}: expected trace, debug, info, warn, error, critical or off",
-                    Quote(log_level)));
-  }
-  if (!ConfigureLogging(log_level, log_format)) {
-    return InvalidArgumentError(
-        fmt::format("--log-format {}: expected text or json", Quote(log_format)));
-  }
+  QRM_RETURN_IF_ERROR(config::CheckLogFlags(log_level, log_format));
+  ConfigureLogging(log_level, log_format);
   if (state_sync == kStateSyncEveryChange) {
     journal.sync = true;
   } else if (state_sync == kStateSyncHostReplays) {

@@ -8,6 +8,7 @@
 #include "common/http/http_server.h"
 #include "common/log.h"
 #include "common/malloc_tuning.h"
+#include "common/stop_signals.h"
 
 namespace qrm::sdk {
 
@@ -17,16 +18,9 @@ void TuneMallocForPlugin() {
 
 int Run(ResourcePlugin& plugin, const PluginServerOptions& options) {
   auto log = Logger("sdk");
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGINT);
   // Blocked before any gRPC thread exists, so every thread inherits the mask
   // and the signals wait for sigwait below.
-  if (int rc = pthread_sigmask(SIG_BLOCK, &signals, nullptr); rc != 0) {
-    log->error("resource={}: cannot block signals: {}", plugin.ResourceName(), std::strerror(rc));
-    return 1;
-  }
+  const sigset_t signals = BlockStopSignals();
   PluginServer server(plugin, options);
   if (Status s = server.Start(); !s.ok()) {
     log->error("resource={}: cannot start: {}", plugin.ResourceName(), s.ToString());
@@ -45,8 +39,7 @@ int Run(ResourcePlugin& plugin, const PluginServerOptions& options) {
       return 1;
     }
   }
-  int sig = 0;
-  sigwait(&signals, &sig);
+  const int sig = WaitForStopSignal(signals);
   log->info("resource={}: received {}, shutting down", plugin.ResourceName(), strsignal(sig));
   if (metrics) metrics->Stop();
   server.Stop();

@@ -262,6 +262,67 @@ ApiResponse PatchStatus(State& s, const ApiRequest& r) {
   return ApiResponse{200, Store(s, key, doc, false)};
 }
 
+// RFC 7386: an object in `patch` merges member by member (null removes one), anything else
+// replaces the target whole (so a list, such as spec.taints, is replaced, never merged).
+void MergeInto(Value& target, const Value& patch, Document::AllocatorType& a) {
+  if (!patch.IsObject()) {
+    target.CopyFrom(patch, a);
+    return;
+  }
+  if (!target.IsObject()) target.SetObject();
+  for (const auto& m : patch.GetObject()) {
+    auto it = target.FindMember(m.name);
+    if (m.value.IsNull()) {
+      if (it != target.MemberEnd()) target.EraseMember(it);
+      continue;
+    }
+    if (it == target.MemberEnd()) {
+      target.AddMember(Value(m.name, a), Value(rapidjson::kNullType), a);
+      it = target.FindMember(m.name);
+    }
+    MergeInto(it->value, m.value, a);
+  }
+}
+
+// A JSON merge patch of the object; metadata.resourceVersion in the patch is a precondition.
+ApiResponse MergePatch(State& s, const ApiRequest& r) {
+  const std::string type = r.content_type.substr(0, r.content_type.find(';'));
+  if (type != "application/merge-patch+json") {
+    return StatusAnswer(415, "UnsupportedMediaType",
+                        fmt::format("the body of the request was in an unknown format - accepted "
+                                    "media types include: application/merge-patch+json (got "
+                                    "\"{}\")",
+                                    r.content_type));
+  }
+  Document patch;
+  patch.Parse(r.body.c_str());
+  if (patch.HasParseError() || !patch.IsObject()) {
+    return StatusAnswer(400, "BadRequest", "the body is not a JSON object");
+  }
+  const std::string key = KeyOf(s, r);
+  MutexLock lock(s.mu);
+  if (auto failed = ScriptedFailure(s)) return *failed;
+  auto it = s.objects.find(key);
+  if (it == s.objects.end()) return NotFound(s, NameOf(key));
+  Document doc;
+  doc.Parse(it->second.c_str());
+  const std::string precondition = StringAt(patch, "metadata", "resourceVersion");
+  if (!precondition.empty() && precondition != StringAt(doc, "metadata", "resourceVersion")) {
+    return Conflict(s, NameOf(key));
+  }
+  Value stored_status;
+  if (s.options.status_subresource && doc.HasMember("status")) {
+    stored_status.CopyFrom(doc["status"], doc.GetAllocator());
+  }
+  MergeInto(doc, patch, doc.GetAllocator());
+  if (s.options.status_subresource) {  // the main resource never writes the status
+    if (doc.HasMember("status")) doc.RemoveMember("status");
+    if (!stored_status.IsNull()) doc.AddMember("status", stored_status, doc.GetAllocator());
+  }
+  ++s.writes;
+  return ApiResponse{200, Store(s, key, doc, false)};
+}
+
 // "/api/v1/pods" -> "/api/v1/namespaces/{}/pods".
 std::string NamespacedPath(const std::string& path) {
   const size_t last = path.rfind('/');
@@ -312,6 +373,10 @@ void AddRoutes(TestApiServer& server, const std::shared_ptr<State>& s) {
   if (o.status_patch) {
     server.AddRoute("PATCH", objects + "/{}/status",
                     [s](const ApiRequest& r) { return PatchStatus(*s, r); });
+  }
+  if (o.merge_patch) {
+    server.AddRoute("PATCH", objects + "/{}",
+                    [s](const ApiRequest& r) { return MergePatch(*s, r); });
   }
   if (o.binding) {
     server.AddRoute("POST", objects + "/{}/binding",

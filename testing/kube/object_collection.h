@@ -22,6 +22,11 @@
 //  * DELETE <object>: removes it (a DELETED event), answering the object;
 //  * PATCH <object>/status (status_patch option, nodes) with application/json-patch+json: the
 //    JSON Patch applied to the status as node_status_store.h does (415, 400, 422 alike);
+//  * PATCH <object> (merge_patch option) with application/merge-patch+json: the RFC 7386 merge
+//    of the body into the object (what `kubectl cordon` style writers send); a
+//    metadata.resourceVersion in the body is a precondition, as the API server makes it (409
+//    Conflict when it is not the stored one); with a status subresource the status stays as
+//    stored; 415 for another content type, 400 for a body that is not a JSON object;
 //  * POST <object>/binding (binding option, pods): the Binding subresource: sets spec.nodeName
 //    and the PodScheduled condition (True, now), 409 when the pod is bound already.
 // Every write gives a new resourceVersion (one counter per collection) and an event; creation
@@ -46,6 +51,7 @@ struct CollectionOptions {
   bool namespaced = false;
   bool binding = false;       // serve the pods' binding subresource
   bool status_patch = false;  // serve JSON Patch of the status subresource
+  bool merge_patch = false;   // serve JSON merge patch of the object
 };
 
 class ObjectCollection {
@@ -72,9 +78,9 @@ class ObjectCollection {
   int list_requests() const;
   int64_t resource_version() const;
 
-  // The next `times` writes (POST or PUT) are answered `code` (409 Conflict, 500, ...).
+  // The next `times` writes (POST, PUT or PATCH) are answered `code` (409 Conflict, 500, ...).
   void FailWrites(int code, int times);
-  int writes() const;     // accepted creates, updates and bindings
+  int writes() const;     // accepted creates, updates, patches and bindings
   int conflicts() const;  // 409s answered for a stale or missing resourceVersion
 
   struct State;

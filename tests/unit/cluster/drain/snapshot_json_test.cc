@@ -199,8 +199,10 @@ TEST_CASE("a malformed memory_enhancement annotation names the pod and the annot
 
 TEST_CASE("documents that are not JSON or not a list we read are refused") {
   CHECK_THAT(DecodeError({{"pods.json", "{\"kind\": "}}), Contains("pods.json: not JSON"));
-  CHECK_THAT(DecodeError({{"svc.json", R"({"kind": "ServiceList", "items": []})"}}),
-             Contains(R"(svc.json: kind: "ServiceList" is not Node, Pod or PodDisruptionBudget)"));
+  CHECK_THAT(
+      DecodeError({{"svc.json", R"({"kind": "ServiceList", "items": []})"}}),
+      Contains(
+          R"(svc.json: kind: "ServiceList" is not Node, Pod, PodDisruptionBudget or NodeResourceTopology)"));
   CHECK_THAT(DecodeError({ListOf({R"({"kind": "Service", "metadata": {"name": "s"}})"})}),
              Contains(R"(items[0]: kind: "Service" is not Node)"));
   std::string wrong =

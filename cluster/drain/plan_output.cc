@@ -1,0 +1,310 @@
+#include "cluster/drain/plan_output.h"
+
+#include <algorithm>
+#include <vector>
+
+#include <fmt/format.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+namespace qrm::cluster::drain {
+namespace {
+
+using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
+
+void Key(Writer& w, const char* key) {
+  w.Key(key);
+}
+
+void Str(Writer& w, const char* key, const std::string& value) {
+  w.Key(key);
+  w.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
+}
+
+void StrIfSet(Writer& w, const char* key, const std::string& value) {
+  if (!value.empty()) Str(w, key, value);
+}
+
+void StrArray(Writer& w, const char* key, const std::vector<std::string>& values) {
+  w.Key(key);
+  w.StartArray();
+  for (const std::string& v : values)
+    w.String(v.data(), static_cast<rapidjson::SizeType>(v.size()));
+  w.EndArray();
+}
+
+void WriteMove(Writer& w, const PodMove& move) {
+  w.StartObject();
+  Str(w, "pod", move.pod);
+  StrIfSet(w, "uid", move.uid);
+  Str(w, "destination", move.destination);
+  if (!move.numa.empty()) {
+    Key(w, "numaNodes");
+    w.StartArray();
+    for (int n : move.numa.Nodes()) w.Int(n);
+    w.EndArray();
+  }
+  Key(w, "numaChecked");
+  w.Bool(move.numa_checked);
+  Key(w, "fromHint");
+  w.Bool(move.from_hint);
+  w.EndObject();
+}
+
+void WriteNodePlan(Writer& w, const NodePlan& node) {
+  w.StartObject();
+  Str(w, "node", node.node);
+  Key(w, "empty");
+  w.Bool(node.empty);
+  Key(w, "utilization");
+  w.Double(node.utilization);
+  Key(w, "moves");
+  w.StartArray();
+  for (const PodMove& move : node.moves) WriteMove(w, move);
+  w.EndArray();
+  StrArray(w, "skipped", node.skipped);
+  StrArray(w, "awaited", node.awaited);
+  w.EndObject();
+}
+
+void WriteNodePlans(Writer& w, const char* key, const std::vector<NodePlan>& nodes) {
+  Key(w, key);
+  w.StartArray();
+  for (const NodePlan& node : nodes) WriteNodePlan(w, node);
+  w.EndArray();
+}
+
+void WriteNotDrainable(Writer& w, const std::vector<NotDrainable>& nodes) {
+  Key(w, "notDrainable");
+  w.StartArray();
+  for (const NotDrainable& n : nodes) {
+    w.StartObject();
+    Str(w, "node", n.node);
+    Str(w, "kind", std::string(NotDrainableKindName(n.kind)));
+    Str(w, "reasonCode", n.reason_code);
+    StrIfSet(w, "pod", n.pod);
+    StrIfSet(w, "pdb", n.pdb);
+    Str(w, "reason", n.reason);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+void WritePdbUse(Writer& w, const std::vector<PdbUse>& pdbs) {
+  Key(w, "pdbUse");
+  w.StartArray();
+  for (const PdbUse& p : pdbs) {
+    w.StartObject();
+    Str(w, "pdb", p.pdb);
+    Key(w, "disruptionsAllowed");
+    w.Int64(p.disruptions_allowed);
+    Key(w, "used");
+    w.Int64(p.used);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+void WriteStranded(Writer& w, const std::vector<StrandedPod>& pods) {
+  Key(w, "stranded");
+  w.StartArray();
+  for (const StrandedPod& p : pods) {
+    w.StartObject();
+    Str(w, "pod", p.pod);
+    Str(w, "source", p.source);
+    Str(w, "destination", p.destination);
+    Str(w, "reason", p.reason);
+    Str(w, "message", p.message);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+size_t MoveCount(const std::vector<NodePlan>& nodes) {
+  size_t n = 0;
+  for (const NodePlan& node : nodes) n += node.moves.size();
+  return n;
+}
+
+void WriteSummary(Writer& w, const Plan& plan) {
+  Key(w, "summary");
+  w.StartObject();
+  auto count = [&](const char* key, size_t n) {
+    Key(w, key);
+    w.Uint64(n);
+  };
+  count("candidates", plan.candidates.size());
+  count("deleteEmpty", plan.delete_empty.size());
+  count("drain", plan.drain.size());
+  count("moves", MoveCount(plan.drain));
+  count("notDrainable", plan.not_drainable.size());
+  count("stranded", plan.stranded.size());
+  count("nodesEvaluated", plan.nodes_evaluated);
+  w.EndObject();
+}
+
+std::string Percent(double share) {
+  return fmt::format("{:.0f}%", share * 100);
+}
+
+std::string NumaText(const PodMove& move) {
+  if (!move.numa_checked) return "-";
+  return move.numa.empty() ? "any" : move.numa.ToString();
+}
+
+void AppendNodes(std::string& out, const char* title, const std::vector<NodePlan>& nodes) {
+  out += fmt::format("{} ({}):\n", title, nodes.size());
+  for (const NodePlan& node : nodes) {
+    out +=
+        fmt::format("  {:<24} utilization {:>4}  {} pod(s) to move, {} go with the node{}\n",
+                    node.node, Percent(node.utilization), node.moves.size(), node.skipped.size(),
+                    node.awaited.empty() ? "" : fmt::format(", {} awaited", node.awaited.size()));
+    for (const PodMove& move : node.moves) {
+      out += fmt::format("    {:<40} -> {:<24} NUMA {}{}\n", move.pod, move.destination,
+                         NumaText(move), move.from_hint ? "  (hint)" : "");
+    }
+  }
+}
+
+}  // namespace
+
+std::string PlanJson(const Plan& plan) {
+  rapidjson::StringBuffer buffer;
+  Writer w(buffer);
+  w.StartObject();
+  Key(w, "numaBlind");
+  w.Bool(plan.numa_blind);
+  StrIfSet(w, "aborted", plan.aborted);
+  Key(w, "timedOut");
+  w.Bool(plan.timed_out);
+  WriteSummary(w, plan);
+  WriteNodePlans(w, "deleteEmpty", plan.delete_empty);
+  WriteNodePlans(w, "drain", plan.drain);
+  WriteNodePlans(w, "candidates", plan.candidates);
+  Key(w, "reinjected");
+  w.StartArray();
+  for (const PodMove& move : plan.reinjected) WriteMove(w, move);
+  w.EndArray();
+  WriteNotDrainable(w, plan.not_drainable);
+  WritePdbUse(w, plan.pdb_use);
+  WriteStranded(w, plan.stranded);
+  w.EndObject();
+  return std::string(buffer.GetString(), buffer.GetSize()) + "\n";
+}
+
+std::string PlanTable(const Plan& plan) {
+  std::string out =
+      fmt::format("{} plan: {} candidate node(s), {} evaluated{}\n",
+                  plan.numa_blind ? "NUMA-blind" : "qrm (NUMA-aware)", plan.candidates.size(),
+                  plan.nodes_evaluated, plan.timed_out ? ", simulation time budget ran out" : "");
+  if (!plan.aborted.empty()) out += fmt::format("no candidates: {}\n", plan.aborted);
+  AppendNodes(out, "Delete now (empty)", plan.delete_empty);
+  AppendNodes(out, "Drain now", plan.drain);
+  if (plan.candidates.size() > plan.delete_empty.size() + plan.drain.size()) {
+    out += fmt::format("Further candidates beyond the parallelism limits: {}\n",
+                       plan.candidates.size() - plan.delete_empty.size() - plan.drain.size());
+  }
+  if (!plan.reinjected.empty()) {
+    out += fmt::format("Pods of nodes being drained, recently evicted pods ({}):\n",
+                       plan.reinjected.size());
+    for (const PodMove& move : plan.reinjected)
+      out +=
+          fmt::format("    {:<40} -> {:<24} NUMA {}\n", move.pod, move.destination, NumaText(move));
+  }
+  out += fmt::format("Not drainable ({}):\n", plan.not_drainable.size());
+  for (const NotDrainable& n : plan.not_drainable) {
+    out += fmt::format("  {:<24} {:<24} {}\n", n.node, n.reason_code, n.reason);
+  }
+  if (!plan.pdb_use.empty()) {
+    out += "PodDisruptionBudgets used:\n";
+    for (const PdbUse& p : plan.pdb_use)
+      out += fmt::format("  {:<40} {} of {} disruption(s)\n", p.pdb, p.used, p.disruptions_allowed);
+  }
+  if (plan.numa_blind) {
+    out += fmt::format("Pods this plan strands (the kubelet would refuse them) ({}):\n",
+                       plan.stranded.size());
+    for (const StrandedPod& p : plan.stranded) {
+      out += fmt::format("  {:<40} {} -> {}: {}: {}\n", p.pod, p.source, p.destination, p.reason,
+                         p.message);
+    }
+  }
+  return out;
+}
+
+std::string ExecutionJson(const ExecuteReport& report) {
+  rapidjson::StringBuffer buffer;
+  Writer w(buffer);
+  w.StartObject();
+  Key(w, "complete");
+  w.Bool(report.complete());
+  Key(w, "nodes");
+  w.StartArray();
+  for (const NodeExecution& node : report.nodes) {
+    w.StartObject();
+    Str(w, "node", node.node);
+    Key(w, "cordoned");
+    w.Bool(node.cordoned);
+    Key(w, "complete");
+    w.Bool(node.complete);
+    StrIfSet(w, "error", node.error);
+    Key(w, "pods");
+    w.StartArray();
+    for (const PodEvictionReport& pod : node.pods) {
+      w.StartObject();
+      Str(w, "pod", pod.pod);
+      Str(w, "outcome", std::string(kube::EvictionOutcomeName(pod.outcome)));
+      Key(w, "attempts");
+      w.Int(pod.attempts);
+      StrIfSet(w, "message", pod.message);
+      w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  return std::string(buffer.GetString(), buffer.GetSize()) + "\n";
+}
+
+std::string ExecutionTable(const ExecuteReport& report) {
+  std::string out = fmt::format("Execution: {}\n", report.complete() ? "complete" : "incomplete");
+  for (const NodeExecution& node : report.nodes) {
+    out += fmt::format("  {:<24} {}{}{}\n", node.node, node.cordoned ? "cordoned, " : "",
+                       node.complete ? "every pod evicted" : "incomplete",
+                       node.error.empty() ? "" : ": " + node.error);
+    for (const PodEvictionReport& pod : node.pods) {
+      out += fmt::format("    {:<40} {} after {} attempt(s){}\n", pod.pod,
+                         kube::EvictionOutcomeName(pod.outcome), pod.attempts,
+                         pod.message.empty() ? "" : ": " + pod.message);
+    }
+  }
+  return out;
+}
+
+std::string ComparisonTable(const Plan& blind, const Plan& aware) {
+  std::string out = "Comparison of the two plans for the same input:\n";
+  out += fmt::format("  {:<22} {:>10} {:>12} {:>12} {:>9}\n", "plan", "candidates", "drain now",
+                     "pods moved", "stranded");
+  for (const Plan* plan : {&blind, &aware}) {
+    out += fmt::format("  {:<22} {:>10} {:>12} {:>12} {:>9}\n",
+                       plan->numa_blind ? "NUMA-blind (CA)" : "qrm (NUMA-aware)",
+                       plan->candidates.size(), plan->delete_empty.size() + plan->drain.size(),
+                       MoveCount(plan->drain), plan->stranded.size());
+  }
+  for (const StrandedPod& p : blind.stranded) {
+    std::string instead = "stays where it is (qrm does not drain " + p.source + ")";
+    for (const NodePlan& node : aware.candidates) {
+      for (const PodMove& move : node.moves) {
+        if (move.pod == p.pod) {
+          instead =
+              fmt::format("goes to {} NUMA {} in qrm's plan", move.destination, NumaText(move));
+        }
+      }
+    }
+    out += fmt::format("  {} would be refused on {} ({}); it {}\n", p.pod, p.destination, p.reason,
+                       instead);
+  }
+  return out;
+}
+
+}  // namespace qrm::cluster::drain

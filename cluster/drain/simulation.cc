@@ -1,0 +1,240 @@
+#include "cluster/drain/simulation.h"
+
+#include <utility>
+
+namespace qrm::cluster::drain {
+namespace {
+
+// The taint the scheduler treats spec.unschedulable as (v1.TaintNodeUnschedulable).
+constexpr const char* kUnschedulableTaint = "node.kubernetes.io/unschedulable";
+
+bool Tolerates(const Toleration& t, const std::string& key, const std::string& value,
+               const std::string& effect) {
+  if (!t.effect.empty() && t.effect != effect) return false;
+  if (t.op == "Exists") return t.key.empty() || t.key == key;
+  return t.key == key && t.value == value;  // "Equal", the default
+}
+
+bool ToleratesTaint(const DrainPod& pod, const std::string& key, const std::string& value,
+                    const std::string& effect) {
+  for (const Toleration& t : pod.tolerations)
+    if (Tolerates(t, key, value, effect)) return true;
+  return false;
+}
+
+bool TermMatches(const NodeSelectorTerm& term, const std::map<std::string, std::string>& labels) {
+  if (term.match_expressions.empty()) return false;  // an empty term matches no node
+  for (const SelectorRequirement& r : term.match_expressions)
+    if (!RequirementMatches(r, labels)) return false;
+  return true;
+}
+
+bool Exceeds(int64_t used, int64_t request, int64_t allocatable) {
+  return request > 0 && SatAdd(used, request) > allocatable;
+}
+
+bool ResourcesFit(const Resources& request, const NodeUse& use, const DrainNode& node) {
+  if (Exceeds(use.requested.cpu_milli, request.cpu_milli, node.allocatable.cpu_milli)) {
+    return false;
+  }
+  if (Exceeds(use.requested.memory_bytes, request.memory_bytes, node.allocatable.memory_bytes)) {
+    return false;
+  }
+  for (const auto& [name, amount] : request.extended) {
+    auto used = use.requested.extended.find(name);
+    auto allocatable = node.allocatable.extended.find(name);
+    if (Exceeds(used == use.requested.extended.end() ? 0 : used->second, amount,
+                allocatable == node.allocatable.extended.end() ? 0 : allocatable->second)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+void AddRequests(Resources& to, const Resources& r) {
+  to.cpu_milli = SatAdd(to.cpu_milli, r.cpu_milli);
+  to.memory_bytes = SatAdd(to.memory_bytes, r.memory_bytes);
+  for (const auto& [name, amount] : r.extended)
+    to.extended[name] = SatAdd(to.extended[name], amount);
+}
+
+NumaQos QosOf(const std::string& level) {
+  if (level == "dedicated_cores") return NumaQos::kDedicated;
+  if (level == "reclaimed_cores") return NumaQos::kReclaimed;
+  if (level == "system_cores") return NumaQos::kSystem;
+  return NumaQos::kShared;
+}
+
+NumaContainerRequest ContainerRequestOf(const ContainerRequests& c) {
+  return {c.name, c.requests.cpu_milli, c.requests.memory_bytes, c.requests.extended};
+}
+
+bool Terminal(const DrainPod& pod) {
+  return pod.phase == "Succeeded" || pod.phase == "Failed";
+}
+
+bool ToleratesUnschedulable(const DrainPod& pod, const DrainNode& node) {
+  return !node.unschedulable || ToleratesTaint(pod, kUnschedulableTaint, "", "NoSchedule");
+}
+
+bool ToleratesTaints(const DrainPod& pod, const DrainNode& node) {
+  for (const Taint& taint : node.taints) {
+    if (taint.effect != "NoSchedule" && taint.effect != "NoExecute") continue;
+    if (!ToleratesTaint(pod, taint.key, taint.value, taint.effect)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+NumaPodRequest NumaRequestOf(const DrainPod& pod) {
+  NumaPodRequest out;
+  out.pod = pod.Key();
+  out.qos = QosOf(pod.qos_level);
+  out.numa_binding = pod.numa_binding;
+  for (const ContainerRequests& c : pod.init_containers)
+    out.init_containers.push_back(ContainerRequestOf(c));
+  for (const ContainerRequests& c : pod.containers) out.containers.push_back(ContainerRequestOf(c));
+  // A pod read without its container list (a summary) is admitted as one container.
+  if (out.containers.empty()) out.containers.push_back(ContainerRequestOf({"pod", pod.requests}));
+  return out;
+}
+
+bool ToleratesNode(const DrainPod& pod, const DrainNode& node) {
+  return ToleratesUnschedulable(pod, node) && ToleratesTaints(pod, node);
+}
+
+bool MatchesNodeSelection(const DrainPod& pod, const DrainNode& node) {
+  for (const auto& [key, value] : pod.node_selector) {
+    auto label = node.labels.find(key);
+    if (label == node.labels.end() || label->second != value) return false;
+  }
+  if (pod.required_affinity.empty()) return true;
+  for (const NodeSelectorTerm& term : pod.required_affinity)
+    if (TermMatches(term, node.labels)) return true;
+  return false;
+}
+
+Simulation::Simulation(const ClusterSnapshot& snapshot,
+                       const std::map<std::string, NumaNodeState>& numa, bool numa_blind)
+    : snapshot_(snapshot),
+      numa_blind_(numa_blind),
+      use_(snapshot.nodes.size()),
+      numa_(snapshot.nodes.size()) {
+  for (const DrainPod& pod : snapshot.pods) {
+    auto node = snapshot.node_index.find(pod.node_name);
+    if (node == snapshot.node_index.end() || Terminal(pod)) continue;
+    AddRequests(use_[node->second].requested, pod.requests);
+    ++use_[node->second].pods;
+  }
+  for (const auto& [name, state] : numa) {
+    auto node = snapshot.node_index.find(name);
+    if (node != snapshot.node_index.end()) numa_[node->second] = state;
+  }
+  pdb_remaining_.reserve(snapshot.pdbs.size());
+  for (const DrainPdb& pdb : snapshot.pdbs) pdb_remaining_.push_back(pdb.disruptions_allowed);
+}
+
+void Simulation::Fork() {
+  forked_ = true;
+  undo_.clear();
+}
+
+void Simulation::Revert() {
+  for (auto it = undo_.rbegin(); it != undo_.rend(); ++it) {
+    switch (it->kind) {
+      case Undo::Kind::kUse: use_[it->index] = std::move(it->use); break;
+      case Undo::Kind::kNuma: numa_[it->index] = std::move(it->numa); break;
+      case Undo::Kind::kPdb: pdb_remaining_[it->index] = it->remaining; break;
+    }
+  }
+  undo_.clear();
+  forked_ = false;
+}
+
+void Simulation::Commit() {
+  undo_.clear();
+  forked_ = false;
+}
+
+void Simulation::SaveUse(size_t node) {
+  if (!forked_) return;
+  Undo& undo = undo_.emplace_back(Undo::Kind::kUse, node);
+  undo.use = use_[node];
+}
+
+void Simulation::SaveNuma(size_t node) {
+  if (!forked_) return;
+  Undo& undo = undo_.emplace_back(Undo::Kind::kNuma, node);
+  undo.numa = numa_[node];
+}
+
+void Simulation::SavePdb(size_t pdb) {
+  if (!forked_) return;
+  Undo& undo = undo_.emplace_back(Undo::Kind::kPdb, pdb);
+  undo.remaining = pdb_remaining_[pdb];
+}
+
+FitFailure Simulation::Fits(const DrainPod& pod, size_t node) const {
+  const DrainNode& n = snapshot_.nodes[node];
+  if (!ToleratesUnschedulable(pod, n)) return FitFailure::kUnschedulable;
+  if (!ToleratesTaints(pod, n)) return FitFailure::kTaint;
+  if (!MatchesNodeSelection(pod, n)) return FitFailure::kNodeSelector;
+  if (use_[node].pods + 1 > n.allocatable_pods) return FitFailure::kTooManyPods;
+  if (!ResourcesFit(pod.requests, use_[node], n)) return FitFailure::kResources;
+  return FitFailure::kFits;
+}
+
+FitFailure Simulation::Place(const DrainPod& pod, size_t node,
+                             std::optional<NumaPlacement>* placement) {
+  placement->reset();
+  if (FitFailure fit = Fits(pod, node); fit != FitFailure::kFits) return fit;
+  if (!numa_blind_ && numa_[node]) {
+    StatusOr<NumaPlacement> admitted = Admit(*numa_[node], NumaRequestOf(pod));
+    // A request Admit cannot read (checked at decode) or a policy it cannot apply refuses.
+    if (!admitted.ok() || !admitted->admitted) {
+      if (admitted.ok()) *placement = *std::move(admitted);
+      return FitFailure::kNumaAdmission;
+    }
+    SaveNuma(node);
+    if (!drain::Place(*numa_[node], *admitted).ok()) return FitFailure::kNumaAdmission;
+    *placement = *std::move(admitted);
+  }
+  SaveUse(node);
+  AddRequests(use_[node].requested, pod.requests);
+  ++use_[node].pods;
+  return FitFailure::kFits;
+}
+
+std::vector<size_t> Simulation::MatchingPdbs(const DrainPod& pod) const {
+  std::vector<size_t> out;
+  auto ns = snapshot_.pdbs_by_ns.find(pod.namespace_);
+  if (ns == snapshot_.pdbs_by_ns.end()) return out;
+  for (size_t i : ns->second)
+    if (snapshot_.pdbs[i].Matches(pod)) out.push_back(i);
+  return out;
+}
+
+std::optional<size_t> Simulation::TakeDisruption(const DrainPod& pod) {
+  std::vector<size_t> pdbs = MatchingPdbs(pod);
+  for (size_t i : pdbs)
+    if (pdb_remaining_[i] < 1) return i;
+  for (size_t i : pdbs) {
+    SavePdb(i);
+    --pdb_remaining_[i];
+  }
+  return std::nullopt;
+}
+
+void Simulation::ForceDisruption(const DrainPod& pod) {
+  for (size_t i : MatchingPdbs(pod)) {
+    SavePdb(i);
+    --pdb_remaining_[i];
+  }
+}
+
+const NumaNodeState* Simulation::numa(size_t node) const {
+  return numa_[node] ? &*numa_[node] : nullptr;
+}
+
+}  // namespace qrm::cluster::drain

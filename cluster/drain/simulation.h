@@ -1,0 +1,105 @@
+// The drain planner's working copy of the cluster: what each node has left (resources, pod
+// slots, NUMA zones) and what each PDB still allows, with CA's ClusterSnapshot Fork / Revert /
+// Commit. Changes after Fork are recorded in an undo log, so a revert costs what the
+// simulation of one node changed, not a copy of the cluster.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cluster/drain/numa_admission.h"
+#include "cluster/drain/numa_state.h"
+#include "cluster/drain/snapshot.h"
+
+namespace qrm::cluster::drain {
+
+// Requests of the pods bound to a node (terminal pods hold nothing).
+struct NodeUse {
+  Resources requested;
+  int64_t pods = 0;
+};
+
+// Why a pod does not fit a node; kFits when it does.
+enum class FitFailure {
+  kFits,
+  kUnschedulable,  // spec.unschedulable and no toleration for it
+  kTaint,          // a NoSchedule or NoExecute taint the pod does not tolerate
+  kNodeSelector,   // spec.nodeSelector or required node affinity
+  kTooManyPods,    // status.allocatable.pods reached
+  kResources,      // cpu, memory or an extended resource
+  kNumaAdmission,  // qrm's topology merge refuses (the kubelet would)
+};
+
+// qrm's admission request for a pod: QoS from katalyst.kubewharf.io/qos_level (none is
+// shared_cores, as Katalyst reads it), numa_binding from memory_enhancement, the containers'
+// requests.
+NumaPodRequest NumaRequestOf(const DrainPod& pod);
+
+// Whether the pod tolerates every NoSchedule / NoExecute taint of the node, and its
+// spec.unschedulable (the node.kubernetes.io/unschedulable taint the scheduler assumes).
+bool ToleratesNode(const DrainPod& pod, const DrainNode& node);
+// spec.nodeSelector and the required node affinity terms.
+bool MatchesNodeSelection(const DrainPod& pod, const DrainNode& node);
+
+class Simulation {
+ public:
+  // `numa`: the NUMA state of the nodes qrm manages, by node name; with `numa_blind` it is
+  // kept but never consulted when placing.
+  Simulation(const ClusterSnapshot& snapshot, const std::map<std::string, NumaNodeState>& numa,
+             bool numa_blind);
+
+  // Starts recording changes (one level: CA forks once per candidate node).
+  void Fork();
+  // Undoes every change since Fork.
+  void Revert();
+  // Keeps them.
+  void Commit();
+  bool forked() const { return forked_; }
+
+  // Scheduling checks without NUMA: selection, taints, pod slots, resources.
+  FitFailure Fits(const DrainPod& pod, size_t node) const;
+  // Fits, then (unless NUMA-blind) qrm's admission on a node with NUMA state; on success the
+  // pod's requests and NUMA takes are added to the node. *placement is set when admission ran.
+  FitFailure Place(const DrainPod& pod, size_t node, std::optional<NumaPlacement>* placement);
+
+  // Takes one disruption from every PDB that matches the pod when each has one left;
+  // otherwise takes nothing and returns the first exhausted PDB's index.
+  std::optional<size_t> TakeDisruption(const DrainPod& pod);
+  // Takes one from each matching PDB even when none is left (pods already being evicted).
+  void ForceDisruption(const DrainPod& pod);
+  int64_t remaining_disruptions(size_t pdb) const { return pdb_remaining_[pdb]; }
+
+  const NodeUse& use(size_t node) const { return use_[node]; }
+  // The node's NUMA state, or nullptr when qrm does not manage it.
+  const NumaNodeState* numa(size_t node) const;
+
+ private:
+  struct Undo {
+    enum class Kind { kUse, kNuma, kPdb };
+    Undo(Kind k, size_t i) : kind(k), index(i) {}
+    Kind kind;
+    size_t index;
+    NodeUse use;
+    std::optional<NumaNodeState> numa;
+    int64_t remaining = 0;
+  };
+
+  void SaveUse(size_t node);
+  void SaveNuma(size_t node);
+  void SavePdb(size_t pdb);
+  std::vector<size_t> MatchingPdbs(const DrainPod& pod) const;
+
+  const ClusterSnapshot& snapshot_;
+  bool numa_blind_;
+  std::vector<NodeUse> use_;
+  std::vector<std::optional<NumaNodeState>> numa_;  // by node index
+  std::vector<int64_t> pdb_remaining_;              // by PDB index
+  bool forked_ = false;
+  std::vector<Undo> undo_;
+};
+
+}  // namespace qrm::cluster::drain

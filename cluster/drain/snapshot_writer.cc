@@ -1,0 +1,416 @@
+#include "cluster/drain/snapshot_writer.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <string_view>
+#include <vector>
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include "cluster/objects/json_io.h"
+#include "cluster/objects/meta_time.h"
+
+namespace qrm::cluster::drain {
+namespace {
+
+using json::Writer;
+
+void Key(Writer& w, std::string_view key) {
+  w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+}
+
+void String(Writer& w, std::string_view value) {
+  w.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
+}
+
+void KeyString(Writer& w, std::string_view key, std::string_view value) {
+  Key(w, key);
+  String(w, value);
+}
+
+void KeyStringIfSet(Writer& w, std::string_view key, std::string_view value) {
+  if (!value.empty()) KeyString(w, key, value);
+}
+
+void StringMapIfSet(Writer& w, std::string_view key, const std::map<std::string, std::string>& m) {
+  if (m.empty()) return;
+  Key(w, key);
+  w.StartObject();
+  for (const auto& [k, v] : m) KeyString(w, k, v);
+  w.EndObject();
+}
+
+// RFC 3339's years: 0000-01-01T00:00:00Z and 9999-12-31T23:59:59Z.
+constexpr int64_t kMinTime = -62'167'219'200;
+constexpr int64_t kMaxTime = 253'402'300'799;
+
+// The decoder accepts a time whose offset takes it past year 0 or 9999 (as Go's parser does);
+// no RFC 3339 text holds it, so it is written as the nearest one that reads back.
+void TimeIfSet(Writer& w, std::string_view key, const std::optional<int64_t>& unix_seconds) {
+  if (unix_seconds) KeyString(w, key, FormatTime(std::clamp(*unix_seconds, kMinTime, kMaxTime)));
+}
+
+// --- quantities -----------------------------------------------------------------------------
+
+// Whole integers only, so that reading them back gives the same amounts exactly.
+void ResourceList(Writer& w, const Resources& r, const int64_t* pods) {
+  w.StartObject();
+  if (r.cpu_milli != 0) KeyString(w, "cpu", std::to_string(r.cpu_milli) + "m");
+  if (r.memory_bytes != 0) KeyString(w, "memory", std::to_string(r.memory_bytes));
+  if (pods != nullptr) KeyString(w, "pods", std::to_string(*pods));
+  // Written even when 0: the decoder keeps an extended resource it read, whatever its amount.
+  for (const auto& [name, v] : r.extended) KeyString(w, name, std::to_string(v));
+  w.EndObject();
+}
+
+// What the decoder makes of the containers alone: max(sum of containers, max of init
+// containers), with the same extended keys.
+Resources FromContainers(const DrainPod& pod) {
+  Resources sum, init;
+  for (const ContainerRequests& c : pod.containers) {
+    sum.cpu_milli = SatAdd(sum.cpu_milli, c.requests.cpu_milli);
+    sum.memory_bytes = SatAdd(sum.memory_bytes, c.requests.memory_bytes);
+    for (const auto& [n, v] : c.requests.extended) sum.extended[n] = SatAdd(sum.extended[n], v);
+  }
+  for (const ContainerRequests& c : pod.init_containers) {
+    init.cpu_milli = std::max(init.cpu_milli, c.requests.cpu_milli);
+    init.memory_bytes = std::max(init.memory_bytes, c.requests.memory_bytes);
+    for (const auto& [n, v] : c.requests.extended) init.extended[n] = std::max(init.extended[n], v);
+  }
+  sum.cpu_milli = std::max(sum.cpu_milli, init.cpu_milli);
+  sum.memory_bytes = std::max(sum.memory_bytes, init.memory_bytes);
+  for (const auto& [n, v] : init.extended) sum.extended[n] = std::max(sum.extended[n], v);
+  return sum;
+}
+
+// The part of the pod's effective request its containers do not account for, which the
+// decoder adds from spec.overhead (a RuntimeClass overhead, or a request set without
+// containers). An extended resource the containers do not name is included even at 0, so the
+// decoder gets the key back.
+Resources Overhead(const DrainPod& pod) {
+  const Resources base = FromContainers(pod);
+  Resources extra;
+  extra.cpu_milli = std::max<int64_t>(pod.requests.cpu_milli - base.cpu_milli, 0);
+  extra.memory_bytes = std::max<int64_t>(pod.requests.memory_bytes - base.memory_bytes, 0);
+  for (const auto& [name, v] : pod.requests.extended) {
+    auto it = base.extended.find(name);
+    if (it == base.extended.end()) {
+      extra.extended[name] = v;
+    } else if (v > it->second) {
+      extra.extended[name] = v - it->second;
+    }
+  }
+  return extra;
+}
+
+bool IsZero(const Resources& r) {
+  return r.cpu_milli == 0 && r.memory_bytes == 0 && r.extended.empty();
+}
+
+// --- selectors ------------------------------------------------------------------------------
+
+std::string_view OpText(const SelectorRequirement& r) {
+  if (!r.op_text.empty()) return r.op_text;
+  switch (r.op) {
+    case SelectorOp::kIn: return "In";
+    case SelectorOp::kNotIn: return "NotIn";
+    case SelectorOp::kExists: return "Exists";
+    case SelectorOp::kDoesNotExist: return "DoesNotExist";
+    case SelectorOp::kGt: return "Gt";
+    case SelectorOp::kLt: return "Lt";
+    case SelectorOp::kUnknown: break;
+  }
+  return "";
+}
+
+void Requirements(Writer& w, const std::vector<SelectorRequirement>& list) {
+  Key(w, "matchExpressions");
+  w.StartArray();
+  for (const SelectorRequirement& r : list) {
+    w.StartObject();
+    KeyString(w, "key", r.key);
+    KeyString(w, "operator", OpText(r));
+    if (!r.values.empty()) {
+      Key(w, "values");
+      w.StartArray();
+      for (const std::string& v : r.values) String(w, v);
+      w.EndArray();
+    }
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+// --- nodes ----------------------------------------------------------------------------------
+
+void NodeMetadata(Writer& w, const DrainNode& node) {
+  Key(w, "metadata");
+  w.StartObject();
+  KeyString(w, "name", node.name);
+  StringMapIfSet(w, "labels", node.labels);
+  StringMapIfSet(w, "annotations", node.annotations);
+  w.EndObject();
+}
+
+void NodeSpec(Writer& w, const DrainNode& node) {
+  Key(w, "spec");
+  w.StartObject();
+  if (node.unschedulable) {
+    Key(w, "unschedulable");
+    w.Bool(true);
+  }
+  if (!node.taints.empty()) {
+    Key(w, "taints");
+    w.StartArray();
+    for (const Taint& t : node.taints) {
+      w.StartObject();
+      KeyString(w, "key", t.key);
+      KeyStringIfSet(w, "value", t.value);
+      KeyString(w, "effect", t.effect);
+      w.EndObject();
+    }
+    w.EndArray();
+  }
+  w.EndObject();
+}
+
+void WriteNode(Writer& w, const DrainNode& node) {
+  w.StartObject();
+  KeyString(w, "apiVersion", "v1");
+  KeyString(w, "kind", "Node");
+  NodeMetadata(w, node);
+  NodeSpec(w, node);
+  Key(w, "status");
+  w.StartObject();
+  Key(w, "allocatable");
+  ResourceList(w, node.allocatable, &node.allocatable_pods);
+  w.EndObject();
+  w.EndObject();
+}
+
+// --- pods -----------------------------------------------------------------------------------
+
+// ownerReferences[].apiVersion, which Kubernetes requires; the snapshot does not keep it, so
+// it is the kind's usual group.
+std::string_view OwnerApiVersion(std::string_view kind) {
+  if (kind == "ReplicaSet" || kind == "StatefulSet" || kind == "DaemonSet" ||
+      kind == "Deployment") {
+    return "apps/v1";
+  }
+  if (kind == "Job" || kind == "CronJob") return "batch/v1";
+  return "v1";
+}
+
+void Owners(Writer& w, const std::vector<OwnerReference>& owners) {
+  if (owners.empty()) return;
+  Key(w, "ownerReferences");
+  w.StartArray();
+  for (const OwnerReference& o : owners) {
+    w.StartObject();
+    KeyString(w, "apiVersion", OwnerApiVersion(o.kind));
+    KeyString(w, "kind", o.kind);
+    KeyString(w, "name", o.name);
+    Key(w, "controller");
+    w.Bool(o.controller);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+void PodMetadata(Writer& w, const DrainPod& pod) {
+  Key(w, "metadata");
+  w.StartObject();
+  KeyString(w, "name", pod.name);
+  KeyStringIfSet(w, "namespace", pod.namespace_);
+  KeyStringIfSet(w, "uid", pod.uid);
+  TimeIfSet(w, "creationTimestamp", pod.creation_time);
+  TimeIfSet(w, "deletionTimestamp", pod.deletion_time);
+  StringMapIfSet(w, "labels", pod.labels);
+  StringMapIfSet(w, "annotations", pod.annotations);
+  Owners(w, pod.owners);
+  w.EndObject();
+}
+
+void Containers(Writer& w, std::string_view key, const std::vector<ContainerRequests>& list,
+                bool always) {
+  if (list.empty() && !always) return;
+  Key(w, key);
+  w.StartArray();
+  for (const ContainerRequests& c : list) {
+    w.StartObject();
+    KeyString(w, "name", c.name);
+    Key(w, "resources");
+    w.StartObject();
+    Key(w, "requests");
+    ResourceList(w, c.requests, nullptr);
+    w.EndObject();
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+void Volumes(Writer& w, const std::vector<Volume>& volumes) {
+  if (volumes.empty()) return;
+  Key(w, "volumes");
+  w.StartArray();
+  for (const Volume& v : volumes) {
+    w.StartObject();
+    KeyString(w, "name", v.name);
+    switch (v.kind) {
+      case VolumeKind::kEmptyDir:
+        Key(w, "emptyDir");
+        w.StartObject();
+        KeyStringIfSet(w, "medium", v.medium);
+        w.EndObject();
+        break;
+      case VolumeKind::kHostPath:
+        // The snapshot does not keep the path; only the kind matters to the drain rules.
+        Key(w, "hostPath");
+        w.StartObject();
+        w.EndObject();
+        break;
+      case VolumeKind::kPersistentVolumeClaim:
+        Key(w, "persistentVolumeClaim");
+        w.StartObject();
+        KeyString(w, "claimName", v.claim);
+        w.EndObject();
+        break;
+      case VolumeKind::kOther: break;  // a kind the decoder does not tell apart
+    }
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+void Tolerations(Writer& w, const std::vector<Toleration>& tolerations) {
+  if (tolerations.empty()) return;
+  Key(w, "tolerations");
+  w.StartArray();
+  for (const Toleration& t : tolerations) {
+    w.StartObject();
+    KeyStringIfSet(w, "key", t.key);
+    KeyStringIfSet(w, "operator", t.op);
+    KeyStringIfSet(w, "value", t.value);
+    KeyStringIfSet(w, "effect", t.effect);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+void RequiredAffinity(Writer& w, const std::vector<NodeSelectorTerm>& terms) {
+  if (terms.empty()) return;
+  Key(w, "affinity");
+  w.StartObject();
+  Key(w, "nodeAffinity");
+  w.StartObject();
+  Key(w, "requiredDuringSchedulingIgnoredDuringExecution");
+  w.StartObject();
+  Key(w, "nodeSelectorTerms");
+  w.StartArray();
+  for (const NodeSelectorTerm& term : terms) {
+    w.StartObject();
+    Requirements(w, term.match_expressions);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  w.EndObject();
+  w.EndObject();
+}
+
+void PodSpec(Writer& w, const DrainPod& pod) {
+  Key(w, "spec");
+  w.StartObject();
+  KeyStringIfSet(w, "nodeName", pod.node_name);
+  Key(w, "priority");
+  w.Int(pod.priority);
+  if (pod.grace_period_seconds) {
+    Key(w, "terminationGracePeriodSeconds");
+    w.Int64(*pod.grace_period_seconds);
+  }
+  Containers(w, "initContainers", pod.init_containers, false);
+  Containers(w, "containers", pod.containers, true);  // Kubernetes requires the list
+  if (Resources overhead = Overhead(pod); !IsZero(overhead)) {
+    Key(w, "overhead");
+    ResourceList(w, overhead, nullptr);
+  }
+  Volumes(w, pod.volumes);
+  StringMapIfSet(w, "nodeSelector", pod.node_selector);
+  Tolerations(w, pod.tolerations);
+  RequiredAffinity(w, pod.required_affinity);
+  w.EndObject();
+}
+
+void WritePod(Writer& w, const DrainPod& pod) {
+  w.StartObject();
+  KeyString(w, "apiVersion", "v1");
+  KeyString(w, "kind", "Pod");
+  PodMetadata(w, pod);
+  PodSpec(w, pod);
+  Key(w, "status");
+  w.StartObject();
+  KeyStringIfSet(w, "phase", pod.phase);
+  w.EndObject();
+  w.EndObject();
+}
+
+// --- PodDisruptionBudgets -------------------------------------------------------------------
+
+void WritePdb(Writer& w, const DrainPdb& pdb) {
+  w.StartObject();
+  KeyString(w, "apiVersion", "policy/v1");
+  KeyString(w, "kind", "PodDisruptionBudget");
+  Key(w, "metadata");
+  w.StartObject();
+  KeyString(w, "name", pdb.name);
+  KeyStringIfSet(w, "namespace", pdb.namespace_);
+  w.EndObject();
+  Key(w, "spec");
+  w.StartObject();
+  // Absent, not empty: policy/v1 reads an absent selector as matching no pod.
+  if (pdb.selector) {
+    Key(w, "selector");
+    w.StartObject();
+    StringMapIfSet(w, "matchLabels", pdb.selector->match_labels);
+    if (!pdb.selector->match_expressions.empty()) {
+      Requirements(w, pdb.selector->match_expressions);
+    }
+    w.EndObject();
+  }
+  w.EndObject();
+  Key(w, "status");
+  w.StartObject();
+  Key(w, "disruptionsAllowed");
+  w.Int64(pdb.disruptions_allowed);
+  w.EndObject();
+  w.EndObject();
+}
+
+}  // namespace
+
+std::string WriteSnapshotJson(const ClusterSnapshot& snapshot) {
+  rapidjson::StringBuffer buffer;
+  Writer w(buffer);
+  w.StartObject();
+  KeyString(w, "apiVersion", "v1");
+  KeyString(w, "kind", "List");
+  Key(w, "items");
+  w.StartArray();
+  for (const DrainNode& node : snapshot.nodes) WriteNode(w, node);
+  for (const DrainPod& pod : snapshot.pods) WritePod(w, pod);
+  for (const DrainPdb& pdb : snapshot.pdbs) WritePdb(w, pdb);
+  w.EndArray();
+  w.EndObject();
+  return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+std::string WritePodJson(const DrainPod& pod) {
+  rapidjson::StringBuffer buffer;
+  Writer w(buffer);
+  WritePod(w, pod);
+  return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+}  // namespace qrm::cluster::drain
