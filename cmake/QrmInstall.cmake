@@ -28,7 +28,7 @@ set(QRM_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/qrm)
 
 # --- Binaries --------------------------------------------------------------------------
 foreach(binary qrm-host qrm-cpu-plugin qrm-memory-plugin qrm-nic-plugin qrmctl qrm-advisor
-               qrm-scheduler-extender qrm-fake-machine
+               qrm-scheduler-extender qrm-drain-planner qrm-fake-machine
                qrm-example-accel-plugin)
   if(TARGET ${binary})
     install(TARGETS ${binary} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)

@@ -24,6 +24,9 @@ namespace qrm::cluster::drain {
 inline constexpr std::string_view kNodesPath = "/api/v1/nodes";
 inline constexpr std::string_view kPodsPath = "/api/v1/pods";
 inline constexpr std::string_view kPdbsPath = "/apis/policy/v1/poddisruptionbudgets";
+// Their replica counts drive the replica-count rule (--min-replica-count), as CA's listers do.
+inline constexpr std::string_view kReplicaSetsPath = "/apis/apps/v1/replicasets";
+inline constexpr std::string_view kReplicationControllersPath = "/api/v1/replicationcontrollers";
 inline constexpr std::string_view kTopologiesPath =
     "/apis/topology.node.k8s.io/v1alpha2/noderesourcetopologies";
 
@@ -35,7 +38,8 @@ struct LiveReadOptions {
 };
 
 struct LiveDocuments {
-  std::vector<SnapshotDocument> snapshot;  // node, pod and PDB list pages, for DecodeSnapshot
+  // Node, pod, PDB, ReplicaSet and ReplicationController list pages, for DecodeSnapshot.
+  std::vector<SnapshotDocument> snapshot;
   std::vector<SnapshotDocument> topology;  // NodeResourceTopologyList pages; none without the CRD
 };
 
@@ -45,8 +49,8 @@ StatusOr<std::vector<SnapshotDocument>> ListPages(const kube::KubeClient& client
                                                   std::string_view path,
                                                   const LiveReadOptions& options = {});
 
-// Nodes, pods and PDBs, then the NodeResourceTopologies: a 404 for those means the CRD is not
-// installed, so no node has NUMA state (logged, not an error).
+// Nodes, pods, PDBs, ReplicaSets and ReplicationControllers, then the NodeResourceTopologies: a 404
+// for those means the CRD is not installed, so no node has NUMA state (logged, not an error).
 StatusOr<LiveDocuments> ReadLiveDocuments(const kube::KubeClient& client,
                                           const LiveReadOptions& options = {});
 

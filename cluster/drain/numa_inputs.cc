@@ -29,7 +29,8 @@ std::string KindOf(const rapidjson::Value& object) {
   return kind->value.GetString();
 }
 
-// The kinds snapshot_json.h reads: inputs may mix them with NodeResourceTopologies.
+// The kinds snapshot_json.h reads (or reads past): inputs may mix them with
+// NodeResourceTopologies.
 bool SnapshotKind(std::string_view kind) {
   for (std::string_view k :
        {"Node", "Pod", "PodDisruptionBudget", "NodeList", "PodList", "PodDisruptionBudgetList"}) {

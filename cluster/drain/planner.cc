@@ -226,6 +226,7 @@ bool Planner::ReinjectDeletedNodesPods() {
         return false;
       }
       plan_.destination_hints[name][pod->uid] = move->destination;
+      received_[snapshot_.node_index.at(move->destination)] = 1;
       plan_.reinjected.push_back(*std::move(move));
       move_sources_.emplace_back(name, pod->Key());
     }
@@ -263,6 +264,7 @@ bool Planner::ReinjectRecentEvictions() {
       plan_.aborted = fmt::format("recently evicted {}", misses.Describe(pod));
       return false;
     }
+    received_[snapshot_.node_index.at(move->destination)] = 1;
     plan_.reinjected.push_back(*std::move(move));
     move_sources_.emplace_back(pod.node_name, pod.Key());
   }

@@ -381,6 +381,39 @@ StatusOr<DrainPdb> DecodePdb(const Field& item) {
 // the NUMA state decoder takes the last kind, this one the others.
 constexpr std::string_view kNodeResourceTopologyKind = "NodeResourceTopology";
 
+// What else `kubectl get all` prints: nothing the planner uses, so read past.
+bool IgnoredKind(std::string_view kind) {
+  for (std::string_view k : {"Service", "Deployment", "StatefulSet", "DaemonSet", "Job", "CronJob",
+                             "HorizontalPodAutoscaler"}) {
+    if (kind == k) return true;
+  }
+  return false;
+}
+
+// A ReplicaSet's or ReplicationController's spec.replicas (absent: 1, the API's default), for
+// the replica-count rule (--min-replica-count), keyed "namespace/Kind/name".
+Status DecodeReplicaCount(const Field& item, const std::string& kind, ClusterSnapshot* snapshot) {
+  QRM_ASSIGN_OR_RETURN(ObjectMeta meta,
+                       ReadMeta(item, kind, kind == "ReplicaSet" ? "apps/v1" : "v1"));
+  const std::string key = fmt::format("{}/{}/{}", meta.namespace_, kind, meta.name);
+  int64_t replicas = 1;
+  QRM_ASSIGN_OR_RETURN(std::optional<Field> spec, json::Member(item, "spec"));
+  if (spec) {
+    QRM_ASSIGN_OR_RETURN(std::optional<Field> field, json::Member(*spec, "replicas"));
+    if (field) {
+      QRM_ASSIGN_OR_RETURN(replicas, json::Int(*field));
+    }
+  }
+  const std::string what = fmt::format("{} {}/{}", kind, meta.namespace_, meta.name);
+  if (replicas < 0) {
+    return InvalidArgumentError(fmt::format("{}: spec.replicas: {} is negative", what, replicas));
+  }
+  if (!snapshot->controller_replicas.emplace(key, replicas).second) {
+    return InvalidArgumentError(what + ": listed twice");
+  }
+  return Status::Ok();
+}
+
 // One item of a list; `kind` is the list's item kind, or "" for a `kind: List`.
 Status DecodeItem(const Field& item, std::string kind, const DecodeOptions& options,
                   ClusterSnapshot* snapshot) {
@@ -394,9 +427,13 @@ Status DecodeItem(const Field& item, std::string kind, const DecodeOptions& opti
   } else if (kind == "PodDisruptionBudget") {
     QRM_ASSIGN_OR_RETURN(DrainPdb pdb, DecodePdb(item));
     snapshot->pdbs.push_back(std::move(pdb));
-  } else if (kind != kNodeResourceTopologyKind) {  // numa_inputs.h reads those
+  } else if (kind == "ReplicaSet" || kind == "ReplicationController") {
+    QRM_RETURN_IF_ERROR(DecodeReplicaCount(item, kind, snapshot));
+  } else if (kind != kNodeResourceTopologyKind && !IgnoredKind(kind)) {
     return InvalidArgumentError(fmt::format(
-        "kind: {} is not Node, Pod, PodDisruptionBudget or NodeResourceTopology", Quote(kind)));
+        "kind: {} is not Node, Pod, PodDisruptionBudget, ReplicaSet, ReplicationController or "
+        "NodeResourceTopology",
+        Quote(kind)));
   }
   return Status::Ok();
 }
@@ -404,7 +441,8 @@ Status DecodeItem(const Field& item, std::string kind, const DecodeOptions& opti
 // The item kind of a list kind, "" for a `kind: List`, nullopt when not a list we read.
 std::optional<std::string> ItemKind(std::string_view list_kind) {
   if (list_kind == "List") return "";
-  for (std::string_view k : {"Node", "Pod", "PodDisruptionBudget"}) {
+  for (std::string_view k :
+       {"Node", "Pod", "PodDisruptionBudget", "ReplicaSet", "ReplicationController"}) {
     if (list_kind == std::string(k) + "List") return std::string(k);
   }
   return std::nullopt;
@@ -420,6 +458,10 @@ void DecodeInto(const SnapshotDocument& document, const DecodeOptions& options,
     return errors->Add(s.WithContext(document.name));
   }
   if (kind == std::string(kNodeResourceTopologyKind) + "List") return;  // numa_inputs.h
+  if (IgnoredKind(kind) ||
+      (kind.ends_with("List") && IgnoredKind(kind.substr(0, kind.size() - 4)))) {
+    return;
+  }
   std::optional<std::string> item_kind = ItemKind(kind);
   if (!item_kind) {
     // A single object (`kubectl get pod x -o json`) is read as a list of one.

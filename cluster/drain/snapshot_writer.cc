@@ -390,6 +390,28 @@ void WritePdb(Writer& w, const DrainPdb& pdb) {
 
 }  // namespace
 
+// controller_replicas keys are "namespace/Kind/name": a ReplicaSet or ReplicationController
+// with only its replica count (what the decoder keeps of it).
+void WriteController(Writer& w, const std::string& key, int64_t replicas) {
+  const size_t first = key.find('/'), second = key.find('/', first + 1);
+  if (first == std::string::npos || second == std::string::npos) return;
+  const std::string kind = key.substr(first + 1, second - first - 1);
+  w.StartObject();
+  KeyString(w, "apiVersion", kind == "ReplicaSet" ? "apps/v1" : "v1");
+  KeyString(w, "kind", kind);
+  Key(w, "metadata");
+  w.StartObject();
+  KeyString(w, "name", key.substr(second + 1));
+  KeyString(w, "namespace", key.substr(0, first));
+  w.EndObject();
+  Key(w, "spec");
+  w.StartObject();
+  Key(w, "replicas");
+  w.Int64(replicas);
+  w.EndObject();
+  w.EndObject();
+}
+
 std::string WriteSnapshotJson(const ClusterSnapshot& snapshot) {
   rapidjson::StringBuffer buffer;
   Writer w(buffer);
@@ -401,6 +423,8 @@ std::string WriteSnapshotJson(const ClusterSnapshot& snapshot) {
   for (const DrainNode& node : snapshot.nodes) WriteNode(w, node);
   for (const DrainPod& pod : snapshot.pods) WritePod(w, pod);
   for (const DrainPdb& pdb : snapshot.pdbs) WritePdb(w, pdb);
+  for (const auto& [key, replicas] : snapshot.controller_replicas)
+    WriteController(w, key, replicas);
   w.EndArray();
   w.EndObject();
   return std::string(buffer.GetString(), buffer.GetSize());

@@ -142,6 +142,49 @@ def check_extender(documents):
         fail(where, f"--load-aware-args {args_file} is not in a mounted volume")
 
 
+# What qrm-drain-planner lists (cluster/drain/live_snapshot.h): (API group, resource).
+DRAIN_PLANNER_READS = [("", "nodes"), ("", "pods"), ("policy", "poddisruptionbudgets"),
+                       ("apps", "replicasets"), ("", "replicationcontrollers"),
+                       ("topology.node.k8s.io", "noderesourcetopologies")]
+
+
+def grants(role, group, resource, verb):
+    return any(group in rule.get("apiGroups", []) and resource in rule.get("resources", [])
+               and verb in rule.get("verbs", []) for rule in role.get("rules", []))
+
+
+def check_drain_planner(documents):
+    """The planner's CronJob runs `plan`; its bound role lists everything the plan reads; the
+    execute role (unbound) grants the cordon and the evictions."""
+    where = "qrm-drain-planner.yaml"
+    jobs = [d for _, d in documents.get("CronJob", [])
+            if d["metadata"]["name"] == "qrm-drain-planner"]
+    if len(jobs) != 1 or jobs[0]["metadata"].get("namespace") != NAMESPACE:
+        fail(where, f"expected the CronJob qrm-drain-planner in {NAMESPACE}")
+        return
+    pod = jobs[0]["spec"]["jobTemplate"]["spec"]["template"]
+    container = pod["spec"]["containers"][0]
+    if container.get("command") != ["/usr/local/bin/qrm-drain-planner"]:
+        fail(where, "does not run /usr/local/bin/qrm-drain-planner")
+    if container.get("args", [""])[0] != "plan":
+        fail(where, "the CronJob must only plan (execute needs the execute role bound)")
+    if pod["metadata"].get("annotations", {}).get(SKIP_ANNOTATION) != "true":
+        fail(where, f"the pod lacks {SKIP_ANNOTATION}")
+    state = flag_value(container.get("args", []), "--state")
+    if state and not mounted(state, container.get("volumeMounts", [])):
+        fail(where, f"--state {state} is not in a mounted volume")
+    roles = {d["metadata"]["name"]: d for _, d in documents.get("ClusterRole", [])}
+    reader = roles.get("qrm-drain-planner", {})
+    for group, resource in DRAIN_PLANNER_READS:
+        if not grants(reader, group, resource, "list"):
+            fail(where, f"the ClusterRole qrm-drain-planner does not let it list {resource}")
+    executor = roles.get("qrm-drain-planner-execute", {})
+    if not grants(executor, "", "nodes", "patch") or \
+            not grants(executor, "", "pods/eviction", "create"):
+        fail(where, "the ClusterRole qrm-drain-planner-execute lacks nodes patch or "
+                    "pods/eviction create")
+
+
 def main():
     root = pathlib.Path(sys.argv[1])
     manifests = root / "examples/deploy/kubernetes"
@@ -187,6 +230,7 @@ def main():
         check_daemonset(f"{file_name} ({ds['metadata']['name']})", ds, set(data), parsed)
 
     check_extender(documents)
+    check_drain_planner(documents)
 
     for error in errors:
         print(error)

@@ -167,6 +167,16 @@ struct LiveCluster {
                                   .kind = "PodDisruptionBudget",
                                   .api_version = "policy/v1",
                                   .namespaced = true}};
+  testing::ObjectCollection replica_sets{server,
+                                         {.path = "/apis/apps/v1/replicasets",
+                                          .kind = "ReplicaSet",
+                                          .api_version = "apps/v1",
+                                          .namespaced = true}};
+  testing::ObjectCollection replication_controllers{server,
+                                                    {.path = "/api/v1/replicationcontrollers",
+                                                     .kind = "ReplicationController",
+                                                     .api_version = "v1",
+                                                     .namespaced = true}};
   testing::ObjectCollection topologies{
       server,
       {.path = "/apis/topology.node.k8s.io/v1alpha2/noderesourcetopologies",

@@ -81,6 +81,16 @@ struct Cluster {
                          .kind = "PodDisruptionBudget",
                          .api_version = "policy/v1",
                          .namespaced = true}};
+  ObjectCollection replica_sets{server,
+                                {.path = std::string(kReplicaSetsPath),
+                                 .kind = "ReplicaSet",
+                                 .api_version = "apps/v1",
+                                 .namespaced = true}};
+  ObjectCollection replication_controllers{server,
+                                           {.path = std::string(kReplicationControllersPath),
+                                            .kind = "ReplicationController",
+                                            .api_version = "v1",
+                                            .namespaced = true}};
   std::optional<ObjectCollection> topologies;
 };
 
@@ -106,13 +116,19 @@ TEST_CASE("live documents are every collection's pages and decode into a snapsho
   pods->Seed("default/web-2", Pod("web-2", "n2"));
   cluster.pdbs.Seed("default/web", Pdb("web"));
   cluster.topologies->Seed("n1", Topology("n1"));
+  cluster.replica_sets.Seed(
+      "default/web-rs",
+      R"({"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"web-rs",)"
+      R"("namespace":"default"},"spec":{"replicas":2}})");
 
   const StatusOr<LiveDocuments> docs = ReadLiveDocuments(ClientFor(cluster.server));
   INFO(docs.status().ToString());
   REQUIRE(docs.ok());
   CHECK(NamesOf(docs->snapshot) ==
         std::vector<std::string>{"GET /api/v1/nodes (page 1)", "GET /api/v1/pods (page 1)",
-                                 "GET /apis/policy/v1/poddisruptionbudgets (page 1)"});
+                                 "GET /apis/policy/v1/poddisruptionbudgets (page 1)",
+                                 "GET /apis/apps/v1/replicasets (page 1)",
+                                 "GET /api/v1/replicationcontrollers (page 1)"});
   REQUIRE(docs->topology.size() == 1);
   CHECK(docs->topology[0].name ==
         "GET /apis/topology.node.k8s.io/v1alpha2/noderesourcetopologies (page 1)");
@@ -126,6 +142,7 @@ TEST_CASE("live documents are every collection's pages and decode into a snapsho
   CHECK(snapshot->pods.size() == 2);
   REQUIRE(snapshot->pdbs.size() == 1);
   CHECK(snapshot->pdbs[0].disruptions_allowed == 1);
+  CHECK(snapshot->controller_replicas.at("default/ReplicaSet/web-rs") == 2);
 }
 
 TEST_CASE("a collection bigger than a page is read page by page with its continue token") {
@@ -142,7 +159,9 @@ TEST_CASE("a collection bigger than a page is read page by page with its continu
   CHECK(NamesOf(docs->snapshot) ==
         std::vector<std::string>{"GET /api/v1/nodes (page 1)", "GET /api/v1/pods (page 1)",
                                  "GET /api/v1/pods (page 2)", "GET /api/v1/pods (page 3)",
-                                 "GET /apis/policy/v1/poddisruptionbudgets (page 1)"});
+                                 "GET /apis/policy/v1/poddisruptionbudgets (page 1)",
+                                 "GET /apis/apps/v1/replicasets (page 1)",
+                                 "GET /api/v1/replicationcontrollers (page 1)"});
   CHECK(pods->list_requests() == 3);
   const StatusOr<ClusterSnapshot> snapshot = DecodeSnapshot(docs->snapshot, {});
   INFO(snapshot.status().ToString());
@@ -170,7 +189,7 @@ TEST_CASE("without the NodeResourceTopology CRD there are no topology documents"
   const StatusOr<LiveDocuments> docs = ReadLiveDocuments(ClientFor(cluster.server));
   INFO(docs.status().ToString());
   REQUIRE(docs.ok());
-  CHECK(docs->snapshot.size() == 3);
+  CHECK(docs->snapshot.size() == 5);  // one page of each collection
   CHECK(docs->topology.empty());
 }
 

@@ -118,6 +118,20 @@ TEST_CASE("the pods of a node being drained are placed first and limit the rest"
   CHECK(MustPlan(s).reinjected.size() == 1);
 }
 
+TEST_CASE("a node that takes pods of a node being drained is not drained itself") {
+  ClusterSnapshot s = MakeSnapshot(
+      {MakeNode("d", 4, 16), MakeNode("x", 4, 16), MakeNode("y", 4, 16)},
+      {MakePod("dp", "d", 1000, 1), MakePod("xp", "x", 1000, 1), MakePod("yp", "y", 1000, 1)});
+  PlannerState state;
+  state.deleted_nodes = {"d"};
+  const Plan plan = MustPlan(s, PlannerOptions(), state);
+  REQUIRE(plan.reinjected.size() == 1);
+  CHECK(plan.reinjected[0].destination == "x");
+  REQUIRE(plan.candidates.size() == 1);
+  CHECK(plan.candidates[0].node == "y");
+  CHECK(Why(plan, "x")->kind == NotDrainableKind::kDestination);
+}
+
 TEST_CASE("no room for a node being drained means no candidates") {
   ClusterSnapshot s = MakeSnapshot({MakeNode("d", 4, 16), MakeNode("e", 4, 16)},
                                    {MakePod("dp", "d", 3000, 1), MakePod("ep", "e", 3000, 1)});

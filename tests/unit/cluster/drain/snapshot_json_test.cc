@@ -200,11 +200,11 @@ TEST_CASE("a malformed memory_enhancement annotation names the pod and the annot
 TEST_CASE("documents that are not JSON or not a list we read are refused") {
   CHECK_THAT(DecodeError({{"pods.json", "{\"kind\": "}}), Contains("pods.json: not JSON"));
   CHECK_THAT(
-      DecodeError({{"svc.json", R"({"kind": "ServiceList", "items": []})"}}),
+      DecodeError({{"svc.json", R"({"kind": "SecretList", "items": []})"}}),
       Contains(
-          R"(svc.json: kind: "ServiceList" is not Node, Pod, PodDisruptionBudget or NodeResourceTopology)"));
-  CHECK_THAT(DecodeError({ListOf({R"({"kind": "Service", "metadata": {"name": "s"}})"})}),
-             Contains(R"(items[0]: kind: "Service" is not Node)"));
+          R"(svc.json: kind: "SecretList" is not Node, Pod, PodDisruptionBudget, ReplicaSet, ReplicationController or NodeResourceTopology)"));
+  CHECK_THAT(DecodeError({ListOf({R"({"kind": "Secret", "metadata": {"name": "s"}})"})}),
+             Contains(R"(items[0]: kind: "Secret" is not Node)"));
   std::string wrong =
       R"({"kind": "PodList", "items": [{"kind": "Node", "metadata": {"name": "n"}}]})";
   CHECK_THAT(DecodeError({{"pods.json", wrong}}),
@@ -284,6 +284,25 @@ TEST_CASE("Validate checks a snapshot built by hand") {
   s.pods[0].node_name.clear();
   s.Reindex();
   CHECK(Validate(s).ok());
+}
+
+// `kubectl get all -A -o json` with the nodes: ReplicaSets give the replica-count rule its
+// counts; services, deployments and the other workload kinds are read past.
+TEST_CASE("replica sets are read for the replica-count rule and other workload kinds skipped") {
+  const ClusterSnapshot s = MustDecode({ListOf({
+      NodeJson("n1"),
+      R"({"kind": "ReplicaSet", "apiVersion": "apps/v1", "metadata": {"name": "web-5d4", "namespace": "shop"}, "spec": {"replicas": 3}})",
+      R"({"kind": "ReplicationController", "apiVersion": "v1", "metadata": {"name": "legacy", "namespace": "shop"}, "spec": {}})",
+      R"({"kind": "Service", "apiVersion": "v1", "metadata": {"name": "web", "namespace": "shop"}})",
+      R"({"kind": "Deployment", "apiVersion": "apps/v1", "metadata": {"name": "web", "namespace": "shop"}})",
+  })});
+  CHECK(s.controller_replicas.at("shop/ReplicaSet/web-5d4") == 3);
+  CHECK(s.controller_replicas.at("shop/ReplicationController/legacy") == 1);  // the default
+  CHECK(s.nodes.size() == 1);
+  CHECK_THAT(
+      DecodeError({ListOf(
+          {R"({"kind": "ReplicaSet", "metadata": {"name": "r", "namespace": "a"}, "spec": {"replicas": -2}})"})}),
+      Contains("ReplicaSet a/r: spec.replicas: -2 is negative"));
 }
 
 }  // namespace

@@ -159,6 +159,8 @@ TEST_CASE("a synthetic cluster reads back from kubectl JSON with the same fields
   for (size_t i = 0; i < back->nodes.size(); ++i) {
     CHECK(back->nodes[i].node_group == s.snapshot.nodes[i].node_group);
   }
+  CHECK_FALSE(back->controller_replicas.empty());
+  CHECK(back->controller_replicas == s.snapshot.controller_replicas);  // the ReplicaSets
 }
 
 }  // namespace
