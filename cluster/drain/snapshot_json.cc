@@ -9,6 +9,7 @@
 
 #include "cluster/objects/json_io.h"
 #include "cluster/objects/object_meta.h"
+#include "common/log.h"
 #include "common/protocol_keys.h"
 #include "common/quote.h"
 
@@ -558,6 +559,17 @@ void ValidateInto(const ClusterSnapshot& snapshot, ErrorList* errors) {
   }
 }
 
+void DropPodsOfMissingNodes(ClusterSnapshot& snapshot) {
+  const size_t before = snapshot.pods.size();
+  std::erase_if(snapshot.pods, [&](const DrainPod& pod) {
+    if (pod.node_name.empty() || snapshot.node_index.count(pod.node_name)) return false;
+    Logger("drain")->warn("pod {}: bound to node {}, which is gone; left out of the snapshot",
+                          pod.Key(), pod.node_name);
+    return true;
+  });
+  if (snapshot.pods.size() != before) snapshot.Reindex();
+}
+
 }  // namespace
 
 Status DecodeDocument(const SnapshotDocument& document, const DecodeOptions& options,
@@ -573,6 +585,7 @@ StatusOr<ClusterSnapshot> DecodeSnapshot(const std::vector<SnapshotDocument>& do
   ErrorList errors;
   for (const SnapshotDocument& d : documents) DecodeInto(d, options, &snapshot, &errors);
   snapshot.Reindex();
+  if (options.drop_pods_of_missing_nodes) DropPodsOfMissingNodes(snapshot);
   if (errors.empty()) ValidateInto(snapshot, &errors);
   QRM_RETURN_IF_ERROR(errors.Result());
   return snapshot;

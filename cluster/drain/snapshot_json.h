@@ -24,6 +24,10 @@ struct DecodeOptions {
   // The node label whose value is the node's group (e.g. "eks.amazonaws.com/nodegroup");
   // empty: nodes have no group, so no minimum group size applies.
   std::string node_group_label;
+  // Live mode: a pod bound to a node the snapshot lacks (the node was deleted and the pod
+  // garbage collector has not removed its pods yet) is left out, with a log line, instead of
+  // failing the input. Offline the files should agree, so it is an error.
+  bool drop_pods_of_missing_nodes = false;
 };
 
 // One input document and the name errors give it (a file name, "stdin").

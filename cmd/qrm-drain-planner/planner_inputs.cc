@@ -51,7 +51,9 @@ StatusOr<PlannerInput> ReadPlannerInput(const PlannerConfig& config,
   }
   QRM_ASSIGN_OR_RETURN(cluster::drain::LiveDocuments live,
                        cluster::drain::ReadLiveDocuments(*client));
-  QRM_ASSIGN_OR_RETURN(PlannerInput in, Decode(live.snapshot, live.topology, config.decode));
+  cluster::drain::DecodeOptions options = config.decode;
+  options.drop_pods_of_missing_nodes = true;  // a node deleted between the lists
+  QRM_ASSIGN_OR_RETURN(PlannerInput in, Decode(live.snapshot, live.topology, options));
   for (auto it = in.numa.begin(); it != in.numa.end();) {
     if (in.snapshot.node_index.count(it->first)) {
       ++it;

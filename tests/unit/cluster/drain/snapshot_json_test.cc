@@ -305,5 +305,17 @@ TEST_CASE("replica sets are read for the replica-count rule and other workload k
       Contains("ReplicaSet a/r: spec.replicas: -2 is negative"));
 }
 
+TEST_CASE("live mode leaves out the pods of a node that is gone") {
+  const std::string pod =
+      R"({"kind": "Pod", "metadata": {"name": "orphan", "namespace": "default"}, "spec": {"nodeName": "deleted-node"}})";
+  CHECK_THAT(DecodeError({ListOf({NodeJson("n1"), pod})}),
+             Contains("spec.nodeName: \"deleted-node\": no such node"));
+  DecodeOptions live;
+  live.drop_pods_of_missing_nodes = true;
+  const ClusterSnapshot s = MustDecode({ListOf({NodeJson("n1"), pod})}, live);
+  CHECK(s.pods.empty());
+  CHECK(s.nodes.size() == 1);
+}
+
 }  // namespace
 }  // namespace qrm::cluster::drain
