@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "cluster/kube/json_pointer.h"
+#include "cluster/kube/kube_names.h"
 #include "cluster/objects/json_io.h"
 
 namespace qrm::cluster {
@@ -14,25 +15,6 @@ using Quantities = std::map<std::string, kube::Quantity>;
 
 bool IsAlnum(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-
-// A DNS-1123 label: 1-63 of [a-z0-9-], starting and ending alphanumeric.
-bool IsDnsLabel(std::string_view s) {
-  if (s.empty() || s.size() > 63 || s.front() == '-' || s.back() == '-') return false;
-  for (char c : s) {
-    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) return false;
-  }
-  return true;
-}
-
-bool IsDnsSubdomain(std::string_view s) {
-  if (s.empty() || s.size() > 253) return false;
-  for (size_t start = 0;;) {
-    const size_t dot = s.find('.', start);
-    if (!IsDnsLabel(s.substr(start, dot - start))) return false;
-    if (dot == std::string_view::npos) return true;
-    start = dot + 1;
-  }
 }
 
 // The name part of a qualified name: 1-63 of [A-Za-z0-9._-], starting and ending alphanumeric.
@@ -56,7 +38,7 @@ std::optional<std::string> ExtendedNameProblem(std::string_view name) {
   }
   if (name.starts_with(kRequests)) return "an extended resource must not start with requests.";
   const std::string prefix = std::string(kRequests) + std::string(name.substr(0, slash));
-  if (!IsDnsSubdomain(prefix)) {
+  if (!kube::IsDnsSubdomain(prefix)) {
     return "the prefix must be a lowercase DNS subdomain of at most 244 characters";
   }
   if (!IsQualifiedNamePart(name.substr(slash + 1))) {
