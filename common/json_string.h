@@ -21,7 +21,8 @@ inline std::string JsonString(const rapidjson::Value& v) {
   return std::string(JsonStringView(v));
 }
 
-// Any value as compact JSON text, for error messages that show what was found.
+// Any value as compact JSON text: for error messages that show what was found, and to hand
+// one object of a larger document to a decoder that reads whole documents.
 inline std::string JsonText(const rapidjson::Value& v) {
   rapidjson::StringBuffer buf;
   rapidjson::Writer<rapidjson::StringBuffer> w(buf);

@@ -5,23 +5,16 @@
 
 #include <fmt/format.h>
 #include <rapidjson/document.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 
+#include "cluster/drain/error_list.h"
 #include "cluster/objects/json_io.h"
 #include "cluster/objects/node_resource_topology.h"
+#include "common/json_string.h"
 
 namespace qrm::cluster::drain {
 namespace {
 
 constexpr std::string_view kNrtKind = "NodeResourceTopology";
-
-std::string Serialize(const rapidjson::Value& value) {
-  rapidjson::StringBuffer buffer;
-  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
-  value.Accept(writer);
-  return {buffer.GetString(), buffer.GetSize()};
-}
 
 std::string KindOf(const rapidjson::Value& object) {
   auto kind = object.FindMember("kind");
@@ -46,15 +39,11 @@ class NumaDecoder {
 
  private:
   void Item(const std::string& where, const rapidjson::Value& item);
-  void Error(std::string message) {
-    if (errors_.size() < kMaxReportedErrors) errors_.push_back(std::move(message));
-    ++error_count_;
-  }
+  void Error(std::string message) { errors_.Add(InvalidArgumentError(std::move(message))); }
 
   std::map<std::string, NumaNodeState> states_;
   std::map<std::string, std::string> seen_at_;  // node -> where its object was
-  std::vector<std::string> errors_;
-  size_t error_count_ = 0;
+  ErrorList errors_;
 };
 
 void NumaDecoder::Document(const SnapshotDocument& document) {
@@ -88,7 +77,7 @@ void NumaDecoder::Document(const SnapshotDocument& document) {
 }
 
 void NumaDecoder::Item(const std::string& where, const rapidjson::Value& item) {
-  StatusOr<NodeResourceTopology> nrt = DecodeNodeResourceTopology(Serialize(item));
+  StatusOr<NodeResourceTopology> nrt = DecodeNodeResourceTopology(JsonText(item));
   if (!nrt.ok()) return Error(fmt::format("{}: {}", where, nrt.status().message()));
   StatusOr<NumaNodeState> state = NumaNodeStateFromNrt(*nrt);
   if (!state.ok()) return Error(fmt::format("{}: {}", where, state.status().message()));
@@ -102,13 +91,8 @@ void NumaDecoder::Item(const std::string& where, const rapidjson::Value& item) {
 }
 
 StatusOr<std::map<std::string, NumaNodeState>> NumaDecoder::Result() && {
-  if (errors_.empty()) return std::move(states_);
-  std::string message = fmt::format("{} error(s) in the NUMA state input", error_count_);
-  for (const std::string& e : errors_) message += "\n  " + e;
-  if (error_count_ > errors_.size()) {
-    message += fmt::format("\n  ... and {} more", error_count_ - errors_.size());
-  }
-  return InvalidArgumentError(message);
+  QRM_RETURN_IF_ERROR(errors_.Result());
+  return std::move(states_);
 }
 
 }  // namespace

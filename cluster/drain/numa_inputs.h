@@ -15,8 +15,8 @@ namespace qrm::cluster::drain {
 
 // Every document's NodeResourceTopologies by node name. kInvalidArgument naming the document,
 // the item and the field for anything the NRT decoder or NumaNodeStateFromNrt refuses, and for
-// two objects of one node. Errors are collected (up to kMaxReportedErrors) as the snapshot
-// decoder does.
+// two objects of one node. Errors are collected (up to kMaxReportedErrors) in one message, as
+// the snapshot decoder's are.
 StatusOr<std::map<std::string, NumaNodeState>> DecodeNumaStates(
     const std::vector<SnapshotDocument>& documents);
 

@@ -7,58 +7,50 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "cluster/objects/json_io.h"
+
 namespace qrm::cluster::drain {
 namespace {
 
-using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
-
-void Key(Writer& w, const char* key) {
-  w.Key(key);
-}
-
-void Str(Writer& w, const char* key, const std::string& value) {
-  w.Key(key);
-  w.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
-}
-
-void StrIfSet(Writer& w, const char* key, const std::string& value) {
-  if (!value.empty()) Str(w, key, value);
-}
+using json::WriteKey;
+using json::Writer;
+using json::WriteString;
+using json::WriteStringIfSet;
+using json::WriteStringValue;
 
 void StrArray(Writer& w, const char* key, const std::vector<std::string>& values) {
-  w.Key(key);
+  WriteKey(w, key);
   w.StartArray();
-  for (const std::string& v : values)
-    w.String(v.data(), static_cast<rapidjson::SizeType>(v.size()));
+  for (const std::string& v : values) WriteStringValue(w, v);
   w.EndArray();
 }
 
 void WriteMove(Writer& w, const PodMove& move) {
   w.StartObject();
-  Str(w, "pod", move.pod);
-  StrIfSet(w, "uid", move.uid);
-  Str(w, "destination", move.destination);
+  WriteString(w, "pod", move.pod);
+  WriteStringIfSet(w, "uid", move.uid);
+  WriteString(w, "destination", move.destination);
   if (!move.numa.empty()) {
-    Key(w, "numaNodes");
+    WriteKey(w, "numaNodes");
     w.StartArray();
     for (int n : move.numa.Nodes()) w.Int(n);
     w.EndArray();
   }
-  Key(w, "numaChecked");
+  WriteKey(w, "numaChecked");
   w.Bool(move.numa_checked);
-  Key(w, "fromHint");
+  WriteKey(w, "fromHint");
   w.Bool(move.from_hint);
   w.EndObject();
 }
 
 void WriteNodePlan(Writer& w, const NodePlan& node) {
   w.StartObject();
-  Str(w, "node", node.node);
-  Key(w, "empty");
+  WriteString(w, "node", node.node);
+  WriteKey(w, "empty");
   w.Bool(node.empty);
-  Key(w, "utilization");
+  WriteKey(w, "utilization");
   w.Double(node.utilization);
-  Key(w, "moves");
+  WriteKey(w, "moves");
   w.StartArray();
   for (const PodMove& move : node.moves) WriteMove(w, move);
   w.EndArray();
@@ -68,37 +60,37 @@ void WriteNodePlan(Writer& w, const NodePlan& node) {
 }
 
 void WriteNodePlans(Writer& w, const char* key, const std::vector<NodePlan>& nodes) {
-  Key(w, key);
+  WriteKey(w, key);
   w.StartArray();
   for (const NodePlan& node : nodes) WriteNodePlan(w, node);
   w.EndArray();
 }
 
 void WriteNotDrainable(Writer& w, const std::vector<NotDrainable>& nodes) {
-  Key(w, "notDrainable");
+  WriteKey(w, "notDrainable");
   w.StartArray();
   for (const NotDrainable& n : nodes) {
     w.StartObject();
-    Str(w, "node", n.node);
-    Str(w, "kind", std::string(NotDrainableKindName(n.kind)));
-    Str(w, "reasonCode", n.reason_code);
-    StrIfSet(w, "pod", n.pod);
-    StrIfSet(w, "pdb", n.pdb);
-    Str(w, "reason", n.reason);
+    WriteString(w, "node", n.node);
+    WriteString(w, "kind", std::string(NotDrainableKindName(n.kind)));
+    WriteString(w, "reasonCode", n.reason_code);
+    WriteStringIfSet(w, "pod", n.pod);
+    WriteStringIfSet(w, "pdb", n.pdb);
+    WriteString(w, "reason", n.reason);
     w.EndObject();
   }
   w.EndArray();
 }
 
 void WritePdbUse(Writer& w, const std::vector<PdbUse>& pdbs) {
-  Key(w, "pdbUse");
+  WriteKey(w, "pdbUse");
   w.StartArray();
   for (const PdbUse& p : pdbs) {
     w.StartObject();
-    Str(w, "pdb", p.pdb);
-    Key(w, "disruptionsAllowed");
+    WriteString(w, "pdb", p.pdb);
+    WriteKey(w, "disruptionsAllowed");
     w.Int64(p.disruptions_allowed);
-    Key(w, "used");
+    WriteKey(w, "used");
     w.Int64(p.used);
     w.EndObject();
   }
@@ -106,15 +98,15 @@ void WritePdbUse(Writer& w, const std::vector<PdbUse>& pdbs) {
 }
 
 void WriteStranded(Writer& w, const std::vector<StrandedPod>& pods) {
-  Key(w, "stranded");
+  WriteKey(w, "stranded");
   w.StartArray();
   for (const StrandedPod& p : pods) {
     w.StartObject();
-    Str(w, "pod", p.pod);
-    Str(w, "source", p.source);
-    Str(w, "destination", p.destination);
-    Str(w, "reason", p.reason);
-    Str(w, "message", p.message);
+    WriteString(w, "pod", p.pod);
+    WriteString(w, "source", p.source);
+    WriteString(w, "destination", p.destination);
+    WriteString(w, "reason", p.reason);
+    WriteString(w, "message", p.message);
     w.EndObject();
   }
   w.EndArray();
@@ -127,10 +119,10 @@ size_t MoveCount(const std::vector<NodePlan>& nodes) {
 }
 
 void WriteSummary(Writer& w, const Plan& plan) {
-  Key(w, "summary");
+  WriteKey(w, "summary");
   w.StartObject();
   auto count = [&](const char* key, size_t n) {
-    Key(w, key);
+    WriteKey(w, key);
     w.Uint64(n);
   };
   count("candidates", plan.candidates.size());
@@ -172,16 +164,16 @@ std::string PlanJson(const Plan& plan) {
   rapidjson::StringBuffer buffer;
   Writer w(buffer);
   w.StartObject();
-  Key(w, "numaBlind");
+  WriteKey(w, "numaBlind");
   w.Bool(plan.numa_blind);
-  StrIfSet(w, "aborted", plan.aborted);
-  Key(w, "timedOut");
+  WriteStringIfSet(w, "aborted", plan.aborted);
+  WriteKey(w, "timedOut");
   w.Bool(plan.timed_out);
   WriteSummary(w, plan);
   WriteNodePlans(w, "deleteEmpty", plan.delete_empty);
   WriteNodePlans(w, "drain", plan.drain);
   WriteNodePlans(w, "candidates", plan.candidates);
-  Key(w, "reinjected");
+  WriteKey(w, "reinjected");
   w.StartArray();
   for (const PodMove& move : plan.reinjected) WriteMove(w, move);
   w.EndArray();
@@ -235,27 +227,27 @@ std::string ExecutionJson(const ExecuteReport& report) {
   rapidjson::StringBuffer buffer;
   Writer w(buffer);
   w.StartObject();
-  Key(w, "complete");
+  WriteKey(w, "complete");
   w.Bool(report.complete());
-  Key(w, "nodes");
+  WriteKey(w, "nodes");
   w.StartArray();
   for (const NodeExecution& node : report.nodes) {
     w.StartObject();
-    Str(w, "node", node.node);
-    Key(w, "cordoned");
+    WriteString(w, "node", node.node);
+    WriteKey(w, "cordoned");
     w.Bool(node.cordoned);
-    Key(w, "complete");
+    WriteKey(w, "complete");
     w.Bool(node.complete);
-    StrIfSet(w, "error", node.error);
-    Key(w, "pods");
+    WriteStringIfSet(w, "error", node.error);
+    WriteKey(w, "pods");
     w.StartArray();
     for (const PodEvictionReport& pod : node.pods) {
       w.StartObject();
-      Str(w, "pod", pod.pod);
-      Str(w, "outcome", std::string(kube::EvictionOutcomeName(pod.outcome)));
-      Key(w, "attempts");
+      WriteString(w, "pod", pod.pod);
+      WriteString(w, "outcome", std::string(kube::EvictionOutcomeName(pod.outcome)));
+      WriteKey(w, "attempts");
       w.Int(pod.attempts);
-      StrIfSet(w, "message", pod.message);
+      WriteStringIfSet(w, "message", pod.message);
       w.EndObject();
     }
     w.EndArray();

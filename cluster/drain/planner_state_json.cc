@@ -11,22 +11,12 @@
 #include "cluster/drain/snapshot_writer.h"
 #include "cluster/objects/json_io.h"
 #include "cluster/objects/meta_time.h"
+#include "common/json_string.h"
 
 namespace qrm::cluster::drain {
 namespace {
 
 using json::Field;
-
-std::string Serialize(const rapidjson::Value& value) {
-  rapidjson::StringBuffer buffer;
-  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
-  value.Accept(writer);
-  return {buffer.GetString(), buffer.GetSize()};
-}
-
-void WriteString(json::Writer& w, std::string_view s) {
-  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
-}
 
 Status OnlyKeys(const Field& object, std::initializer_list<std::string_view> keys) {
   return json::ForEachMember(object, [&](std::string_view key, const Field& f) -> Status {
@@ -56,7 +46,7 @@ Status ReadEviction(const Field& item, PlannerState* state) {
   }
   QRM_ASSIGN_OR_RETURN(eviction.evicted_at, json::Time(*at));
   ClusterSnapshot one;
-  QRM_RETURN_IF_ERROR(DecodeDocument({pod->path, Serialize(*pod->value)}, {}, &one));
+  QRM_RETURN_IF_ERROR(DecodeDocument({pod->path, JsonText(*pod->value)}, {}, &one));
   if (one.pods.size() != 1) return InvalidArgumentError(pod->path + ": not a Pod");
   eviction.pod = std::move(one.pods[0]);
   state->recent_evictions.push_back(std::move(eviction));
@@ -89,25 +79,25 @@ std::string EncodePlannerState(const PlannerState& state) {
   w.Key("destinationHints");
   w.StartObject();
   for (const auto& [source, pods] : state.destination_hints) {
-    WriteString(w, source);
+    json::WriteKey(w, source);
     w.StartObject();
     for (const auto& [uid, dest] : pods) {
-      WriteString(w, uid);
-      WriteString(w, dest);
+      json::WriteKey(w, uid);
+      json::WriteStringValue(w, dest);
     }
     w.EndObject();
   }
   w.EndObject();
   w.Key("deletedNodes");
   w.StartArray();
-  for (const std::string& node : state.deleted_nodes) WriteString(w, node);
+  for (const std::string& node : state.deleted_nodes) json::WriteStringValue(w, node);
   w.EndArray();
   w.Key("recentEvictions");
   w.StartArray();
   for (const RecentEviction& e : state.recent_evictions) {
     w.StartObject();
     w.Key("evictedAt");
-    WriteString(w, FormatTime(e.evicted_at));
+    json::WriteStringValue(w, FormatTime(e.evicted_at));
     w.Key("pod");
     const std::string pod = WritePodJson(e.pod);
     w.RawValue(pod.data(), pod.size(), rapidjson::kObjectType);

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "cluster/drain/error_list.h"
 #include "cluster/objects/json_io.h"
 #include "cluster/objects/object_meta.h"
 #include "common/log.h"
@@ -17,29 +18,6 @@ namespace qrm::cluster::drain {
 namespace {
 
 using json::Field;
-
-// Collects the errors of a whole input; the first kMaxReportedErrors are kept verbatim.
-class ErrorList {
- public:
-  void Add(const Status& s) {
-    if (s.ok()) return;
-    ++total_;
-    if (messages_.size() < kMaxReportedErrors) messages_.push_back(s.message());
-  }
-  bool empty() const { return total_ == 0; }
-  Status Result() const {
-    if (total_ == 0) return Status::Ok();
-    if (total_ == 1) return InvalidArgumentError(messages_[0]);
-    std::string m = fmt::format("{} errors: ", total_);
-    for (size_t i = 0; i < messages_.size(); ++i) m += (i ? "; " : "") + messages_[i];
-    if (total_ > messages_.size()) m += fmt::format("; and {} more", total_ - messages_.size());
-    return InvalidArgumentError(std::move(m));
-  }
-
- private:
-  size_t total_ = 0;
-  std::vector<std::string> messages_;
-};
 
 void Add(Resources* into, const Resources& r) {
   into->cpu_milli = SatAdd(into->cpu_milli, r.cpu_milli);

@@ -17,30 +17,11 @@ namespace {
 
 using json::Writer;
 
-void Key(Writer& w, std::string_view key) {
-  w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
-}
-
-void String(Writer& w, std::string_view value) {
-  w.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
-}
-
-void KeyString(Writer& w, std::string_view key, std::string_view value) {
-  Key(w, key);
-  String(w, value);
-}
-
-void KeyStringIfSet(Writer& w, std::string_view key, std::string_view value) {
-  if (!value.empty()) KeyString(w, key, value);
-}
-
-void StringMapIfSet(Writer& w, std::string_view key, const std::map<std::string, std::string>& m) {
-  if (m.empty()) return;
-  Key(w, key);
-  w.StartObject();
-  for (const auto& [k, v] : m) KeyString(w, k, v);
-  w.EndObject();
-}
+using json::WriteKey;
+using json::WriteString;
+using json::WriteStringIfSet;
+using json::WriteStringMapIfSet;
+using json::WriteStringValue;
 
 // RFC 3339's years: 0000-01-01T00:00:00Z and 9999-12-31T23:59:59Z.
 constexpr int64_t kMinTime = -62'167'219'200;
@@ -49,7 +30,7 @@ constexpr int64_t kMaxTime = 253'402'300'799;
 // The decoder accepts a time whose offset takes it past year 0 or 9999 (as Go's parser does);
 // no RFC 3339 text holds it, so it is written as the nearest one that reads back.
 void TimeIfSet(Writer& w, std::string_view key, const std::optional<int64_t>& unix_seconds) {
-  if (unix_seconds) KeyString(w, key, FormatTime(std::clamp(*unix_seconds, kMinTime, kMaxTime)));
+  if (unix_seconds) WriteString(w, key, FormatTime(std::clamp(*unix_seconds, kMinTime, kMaxTime)));
 }
 
 // --- quantities -----------------------------------------------------------------------------
@@ -57,11 +38,11 @@ void TimeIfSet(Writer& w, std::string_view key, const std::optional<int64_t>& un
 // Whole integers only, so that reading them back gives the same amounts exactly.
 void ResourceList(Writer& w, const Resources& r, const int64_t* pods) {
   w.StartObject();
-  if (r.cpu_milli != 0) KeyString(w, "cpu", std::to_string(r.cpu_milli) + "m");
-  if (r.memory_bytes != 0) KeyString(w, "memory", std::to_string(r.memory_bytes));
-  if (pods != nullptr) KeyString(w, "pods", std::to_string(*pods));
+  if (r.cpu_milli != 0) WriteString(w, "cpu", std::to_string(r.cpu_milli) + "m");
+  if (r.memory_bytes != 0) WriteString(w, "memory", std::to_string(r.memory_bytes));
+  if (pods != nullptr) WriteString(w, "pods", std::to_string(*pods));
   // Written even when 0: the decoder keeps an extended resource it read, whatever its amount.
-  for (const auto& [name, v] : r.extended) KeyString(w, name, std::to_string(v));
+  for (const auto& [name, v] : r.extended) WriteString(w, name, std::to_string(v));
   w.EndObject();
 }
 
@@ -126,16 +107,16 @@ std::string_view OpText(const SelectorRequirement& r) {
 }
 
 void Requirements(Writer& w, const std::vector<SelectorRequirement>& list) {
-  Key(w, "matchExpressions");
+  WriteKey(w, "matchExpressions");
   w.StartArray();
   for (const SelectorRequirement& r : list) {
     w.StartObject();
-    KeyString(w, "key", r.key);
-    KeyString(w, "operator", OpText(r));
+    WriteString(w, "key", r.key);
+    WriteString(w, "operator", OpText(r));
     if (!r.values.empty()) {
-      Key(w, "values");
+      WriteKey(w, "values");
       w.StartArray();
-      for (const std::string& v : r.values) String(w, v);
+      for (const std::string& v : r.values) WriteStringValue(w, v);
       w.EndArray();
     }
     w.EndObject();
@@ -146,29 +127,29 @@ void Requirements(Writer& w, const std::vector<SelectorRequirement>& list) {
 // --- nodes ----------------------------------------------------------------------------------
 
 void NodeMetadata(Writer& w, const DrainNode& node) {
-  Key(w, "metadata");
+  WriteKey(w, "metadata");
   w.StartObject();
-  KeyString(w, "name", node.name);
-  StringMapIfSet(w, "labels", node.labels);
-  StringMapIfSet(w, "annotations", node.annotations);
+  WriteString(w, "name", node.name);
+  WriteStringMapIfSet(w, "labels", node.labels);
+  WriteStringMapIfSet(w, "annotations", node.annotations);
   w.EndObject();
 }
 
 void NodeSpec(Writer& w, const DrainNode& node) {
-  Key(w, "spec");
+  WriteKey(w, "spec");
   w.StartObject();
   if (node.unschedulable) {
-    Key(w, "unschedulable");
+    WriteKey(w, "unschedulable");
     w.Bool(true);
   }
   if (!node.taints.empty()) {
-    Key(w, "taints");
+    WriteKey(w, "taints");
     w.StartArray();
     for (const Taint& t : node.taints) {
       w.StartObject();
-      KeyString(w, "key", t.key);
-      KeyStringIfSet(w, "value", t.value);
-      KeyString(w, "effect", t.effect);
+      WriteString(w, "key", t.key);
+      WriteStringIfSet(w, "value", t.value);
+      WriteString(w, "effect", t.effect);
       w.EndObject();
     }
     w.EndArray();
@@ -178,13 +159,13 @@ void NodeSpec(Writer& w, const DrainNode& node) {
 
 void WriteNode(Writer& w, const DrainNode& node) {
   w.StartObject();
-  KeyString(w, "apiVersion", "v1");
-  KeyString(w, "kind", "Node");
+  WriteString(w, "apiVersion", "v1");
+  WriteString(w, "kind", "Node");
   NodeMetadata(w, node);
   NodeSpec(w, node);
-  Key(w, "status");
+  WriteKey(w, "status");
   w.StartObject();
-  Key(w, "allocatable");
+  WriteKey(w, "allocatable");
   ResourceList(w, node.allocatable, &node.allocatable_pods);
   w.EndObject();
   w.EndObject();
@@ -205,14 +186,14 @@ std::string_view OwnerApiVersion(std::string_view kind) {
 
 void Owners(Writer& w, const std::vector<OwnerReference>& owners) {
   if (owners.empty()) return;
-  Key(w, "ownerReferences");
+  WriteKey(w, "ownerReferences");
   w.StartArray();
   for (const OwnerReference& o : owners) {
     w.StartObject();
-    KeyString(w, "apiVersion", OwnerApiVersion(o.kind));
-    KeyString(w, "kind", o.kind);
-    KeyString(w, "name", o.name);
-    Key(w, "controller");
+    WriteString(w, "apiVersion", OwnerApiVersion(o.kind));
+    WriteString(w, "kind", o.kind);
+    WriteString(w, "name", o.name);
+    WriteKey(w, "controller");
     w.Bool(o.controller);
     w.EndObject();
   }
@@ -220,15 +201,15 @@ void Owners(Writer& w, const std::vector<OwnerReference>& owners) {
 }
 
 void PodMetadata(Writer& w, const DrainPod& pod) {
-  Key(w, "metadata");
+  WriteKey(w, "metadata");
   w.StartObject();
-  KeyString(w, "name", pod.name);
-  KeyStringIfSet(w, "namespace", pod.namespace_);
-  KeyStringIfSet(w, "uid", pod.uid);
+  WriteString(w, "name", pod.name);
+  WriteStringIfSet(w, "namespace", pod.namespace_);
+  WriteStringIfSet(w, "uid", pod.uid);
   TimeIfSet(w, "creationTimestamp", pod.creation_time);
   TimeIfSet(w, "deletionTimestamp", pod.deletion_time);
-  StringMapIfSet(w, "labels", pod.labels);
-  StringMapIfSet(w, "annotations", pod.annotations);
+  WriteStringMapIfSet(w, "labels", pod.labels);
+  WriteStringMapIfSet(w, "annotations", pod.annotations);
   Owners(w, pod.owners);
   w.EndObject();
 }
@@ -236,14 +217,14 @@ void PodMetadata(Writer& w, const DrainPod& pod) {
 void Containers(Writer& w, std::string_view key, const std::vector<ContainerRequests>& list,
                 bool always) {
   if (list.empty() && !always) return;
-  Key(w, key);
+  WriteKey(w, key);
   w.StartArray();
   for (const ContainerRequests& c : list) {
     w.StartObject();
-    KeyString(w, "name", c.name);
-    Key(w, "resources");
+    WriteString(w, "name", c.name);
+    WriteKey(w, "resources");
     w.StartObject();
-    Key(w, "requests");
+    WriteKey(w, "requests");
     ResourceList(w, c.requests, nullptr);
     w.EndObject();
     w.EndObject();
@@ -253,28 +234,28 @@ void Containers(Writer& w, std::string_view key, const std::vector<ContainerRequ
 
 void Volumes(Writer& w, const std::vector<Volume>& volumes) {
   if (volumes.empty()) return;
-  Key(w, "volumes");
+  WriteKey(w, "volumes");
   w.StartArray();
   for (const Volume& v : volumes) {
     w.StartObject();
-    KeyString(w, "name", v.name);
+    WriteString(w, "name", v.name);
     switch (v.kind) {
       case VolumeKind::kEmptyDir:
-        Key(w, "emptyDir");
+        WriteKey(w, "emptyDir");
         w.StartObject();
-        KeyStringIfSet(w, "medium", v.medium);
+        WriteStringIfSet(w, "medium", v.medium);
         w.EndObject();
         break;
       case VolumeKind::kHostPath:
         // The snapshot does not keep the path; only the kind matters to the drain rules.
-        Key(w, "hostPath");
+        WriteKey(w, "hostPath");
         w.StartObject();
         w.EndObject();
         break;
       case VolumeKind::kPersistentVolumeClaim:
-        Key(w, "persistentVolumeClaim");
+        WriteKey(w, "persistentVolumeClaim");
         w.StartObject();
-        KeyString(w, "claimName", v.claim);
+        WriteString(w, "claimName", v.claim);
         w.EndObject();
         break;
       case VolumeKind::kOther: break;  // a kind the decoder does not tell apart
@@ -286,14 +267,14 @@ void Volumes(Writer& w, const std::vector<Volume>& volumes) {
 
 void Tolerations(Writer& w, const std::vector<Toleration>& tolerations) {
   if (tolerations.empty()) return;
-  Key(w, "tolerations");
+  WriteKey(w, "tolerations");
   w.StartArray();
   for (const Toleration& t : tolerations) {
     w.StartObject();
-    KeyStringIfSet(w, "key", t.key);
-    KeyStringIfSet(w, "operator", t.op);
-    KeyStringIfSet(w, "value", t.value);
-    KeyStringIfSet(w, "effect", t.effect);
+    WriteStringIfSet(w, "key", t.key);
+    WriteStringIfSet(w, "operator", t.op);
+    WriteStringIfSet(w, "value", t.value);
+    WriteStringIfSet(w, "effect", t.effect);
     w.EndObject();
   }
   w.EndArray();
@@ -301,13 +282,13 @@ void Tolerations(Writer& w, const std::vector<Toleration>& tolerations) {
 
 void RequiredAffinity(Writer& w, const std::vector<NodeSelectorTerm>& terms) {
   if (terms.empty()) return;
-  Key(w, "affinity");
+  WriteKey(w, "affinity");
   w.StartObject();
-  Key(w, "nodeAffinity");
+  WriteKey(w, "nodeAffinity");
   w.StartObject();
-  Key(w, "requiredDuringSchedulingIgnoredDuringExecution");
+  WriteKey(w, "requiredDuringSchedulingIgnoredDuringExecution");
   w.StartObject();
-  Key(w, "nodeSelectorTerms");
+  WriteKey(w, "nodeSelectorTerms");
   w.StartArray();
   for (const NodeSelectorTerm& term : terms) {
     w.StartObject();
@@ -321,23 +302,23 @@ void RequiredAffinity(Writer& w, const std::vector<NodeSelectorTerm>& terms) {
 }
 
 void PodSpec(Writer& w, const DrainPod& pod) {
-  Key(w, "spec");
+  WriteKey(w, "spec");
   w.StartObject();
-  KeyStringIfSet(w, "nodeName", pod.node_name);
-  Key(w, "priority");
+  WriteStringIfSet(w, "nodeName", pod.node_name);
+  WriteKey(w, "priority");
   w.Int(pod.priority);
   if (pod.grace_period_seconds) {
-    Key(w, "terminationGracePeriodSeconds");
+    WriteKey(w, "terminationGracePeriodSeconds");
     w.Int64(*pod.grace_period_seconds);
   }
   Containers(w, "initContainers", pod.init_containers, false);
   Containers(w, "containers", pod.containers, true);  // Kubernetes requires the list
   if (Resources overhead = Overhead(pod); !IsZero(overhead)) {
-    Key(w, "overhead");
+    WriteKey(w, "overhead");
     ResourceList(w, overhead, nullptr);
   }
   Volumes(w, pod.volumes);
-  StringMapIfSet(w, "nodeSelector", pod.node_selector);
+  WriteStringMapIfSet(w, "nodeSelector", pod.node_selector);
   Tolerations(w, pod.tolerations);
   RequiredAffinity(w, pod.required_affinity);
   w.EndObject();
@@ -345,13 +326,13 @@ void PodSpec(Writer& w, const DrainPod& pod) {
 
 void WritePod(Writer& w, const DrainPod& pod) {
   w.StartObject();
-  KeyString(w, "apiVersion", "v1");
-  KeyString(w, "kind", "Pod");
+  WriteString(w, "apiVersion", "v1");
+  WriteString(w, "kind", "Pod");
   PodMetadata(w, pod);
   PodSpec(w, pod);
-  Key(w, "status");
+  WriteKey(w, "status");
   w.StartObject();
-  KeyStringIfSet(w, "phase", pod.phase);
+  WriteStringIfSet(w, "phase", pod.phase);
   w.EndObject();
   w.EndObject();
 }
@@ -360,29 +341,29 @@ void WritePod(Writer& w, const DrainPod& pod) {
 
 void WritePdb(Writer& w, const DrainPdb& pdb) {
   w.StartObject();
-  KeyString(w, "apiVersion", "policy/v1");
-  KeyString(w, "kind", "PodDisruptionBudget");
-  Key(w, "metadata");
+  WriteString(w, "apiVersion", "policy/v1");
+  WriteString(w, "kind", "PodDisruptionBudget");
+  WriteKey(w, "metadata");
   w.StartObject();
-  KeyString(w, "name", pdb.name);
-  KeyStringIfSet(w, "namespace", pdb.namespace_);
+  WriteString(w, "name", pdb.name);
+  WriteStringIfSet(w, "namespace", pdb.namespace_);
   w.EndObject();
-  Key(w, "spec");
+  WriteKey(w, "spec");
   w.StartObject();
   // Absent, not empty: policy/v1 reads an absent selector as matching no pod.
   if (pdb.selector) {
-    Key(w, "selector");
+    WriteKey(w, "selector");
     w.StartObject();
-    StringMapIfSet(w, "matchLabels", pdb.selector->match_labels);
+    WriteStringMapIfSet(w, "matchLabels", pdb.selector->match_labels);
     if (!pdb.selector->match_expressions.empty()) {
       Requirements(w, pdb.selector->match_expressions);
     }
     w.EndObject();
   }
   w.EndObject();
-  Key(w, "status");
+  WriteKey(w, "status");
   w.StartObject();
-  Key(w, "disruptionsAllowed");
+  WriteKey(w, "disruptionsAllowed");
   w.Int64(pdb.disruptions_allowed);
   w.EndObject();
   w.EndObject();
@@ -397,16 +378,16 @@ void WriteController(Writer& w, const std::string& key, int64_t replicas) {
   if (first == std::string::npos || second == std::string::npos) return;
   const std::string kind = key.substr(first + 1, second - first - 1);
   w.StartObject();
-  KeyString(w, "apiVersion", kind == "ReplicaSet" ? "apps/v1" : "v1");
-  KeyString(w, "kind", kind);
-  Key(w, "metadata");
+  WriteString(w, "apiVersion", kind == "ReplicaSet" ? "apps/v1" : "v1");
+  WriteString(w, "kind", kind);
+  WriteKey(w, "metadata");
   w.StartObject();
-  KeyString(w, "name", key.substr(second + 1));
-  KeyString(w, "namespace", key.substr(0, first));
+  WriteString(w, "name", key.substr(second + 1));
+  WriteString(w, "namespace", key.substr(0, first));
   w.EndObject();
-  Key(w, "spec");
+  WriteKey(w, "spec");
   w.StartObject();
-  Key(w, "replicas");
+  WriteKey(w, "replicas");
   w.Int64(replicas);
   w.EndObject();
   w.EndObject();
@@ -416,9 +397,9 @@ std::string WriteSnapshotJson(const ClusterSnapshot& snapshot) {
   rapidjson::StringBuffer buffer;
   Writer w(buffer);
   w.StartObject();
-  KeyString(w, "apiVersion", "v1");
-  KeyString(w, "kind", "List");
-  Key(w, "items");
+  WriteString(w, "apiVersion", "v1");
+  WriteString(w, "kind", "List");
+  WriteKey(w, "items");
   w.StartArray();
   for (const DrainNode& node : snapshot.nodes) WriteNode(w, node);
   for (const DrainPod& pod : snapshot.pods) WritePod(w, pod);

@@ -2,22 +2,14 @@
 
 #include <fmt/format.h>
 #include <rapidjson/document.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 
+#include "common/json_string.h"
 #include "common/quote.h"
 
 namespace qrm::kube {
 namespace {
 
 using rapidjson::Value;
-
-std::string Serialize(const Value& v) {
-  rapidjson::StringBuffer buffer;
-  rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
-  v.Accept(w);
-  return buffer.GetString();
-}
 
 // The string member `name` of `object`: "" when absent or null, an error for another type.
 StatusOr<std::string> OptionalString(const Value& object, const char* name,
@@ -81,7 +73,7 @@ StatusOr<ListPage> ParseListPage(std::string_view body) {
   for (rapidjson::SizeType i = 0; i < items->Size(); ++i) {
     const std::string where = fmt::format("list.items[{}]", i);
     QRM_ASSIGN_OR_RETURN(ObjectIdentity id, IdentityOf((*items)[i], where, true));
-    page.items.push_back({std::move(id), Serialize((*items)[i])});
+    page.items.push_back({std::move(id), JsonText((*items)[i])});
   }
   return page;
 }
@@ -107,7 +99,7 @@ StatusOr<WatchEvent> ParseWatchEvent(std::string_view line) {
   }
   WatchEvent event;
   event.type = *type;
-  event.json = Serialize(*object);
+  event.json = JsonText(*object);
   if (*type == WatchEventType::kError) {
     event.error = ParseApiStatus(event.json);
     if (!event.error) return InvalidArgumentError("watch event ERROR: object is not a Status");

@@ -153,20 +153,29 @@ Status ReadStringMap(const Field& object, const char* key,
   });
 }
 
-void WriteString(Writer& w, const char* key, std::string_view value) {
-  w.Key(key);
+void WriteKey(Writer& w, std::string_view key) {
+  w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+}
+
+void WriteStringValue(Writer& w, std::string_view value) {
   w.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
 }
 
-void WriteStringIfSet(Writer& w, const char* key, std::string_view value) {
+void WriteString(Writer& w, std::string_view key, std::string_view value) {
+  WriteKey(w, key);
+  WriteStringValue(w, value);
+}
+
+void WriteStringIfSet(Writer& w, std::string_view key, std::string_view value) {
   if (!value.empty()) WriteString(w, key, value);
 }
 
-void WriteStringMapIfSet(Writer& w, const char* key, const std::map<std::string, std::string>& m) {
+void WriteStringMapIfSet(Writer& w, std::string_view key,
+                         const std::map<std::string, std::string>& m) {
   if (m.empty()) return;
-  w.Key(key);
+  WriteKey(w, key);
   w.StartObject();
-  for (const auto& [k, v] : m) WriteString(w, k.c_str(), v);
+  for (const auto& [k, v] : m) WriteString(w, k, v);
   w.EndObject();
 }
 

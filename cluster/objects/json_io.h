@@ -58,10 +58,14 @@ Status ForEachItem(const Field& array, const std::function<Status(const Field&)>
 Status ReadString(const Field& object, const char* key, std::string* out);
 Status ReadStringMap(const Field& object, const char* key, std::map<std::string, std::string>* out);
 
-// Writing.
-void WriteString(Writer& w, const char* key, std::string_view value);
-void WriteStringIfSet(Writer& w, const char* key, std::string_view value);  // omitempty
-void WriteStringMapIfSet(Writer& w, const char* key, const std::map<std::string, std::string>& m);
+// Writing. Keys and values are written with their length: a string read from JSON may hold
+// a NUL ("\u0000"), which RapidJSON's NUL-terminated overloads would cut off.
+void WriteKey(Writer& w, std::string_view key);
+void WriteStringValue(Writer& w, std::string_view value);
+void WriteString(Writer& w, std::string_view key, std::string_view value);
+void WriteStringIfSet(Writer& w, std::string_view key, std::string_view value);  // omitempty
+void WriteStringMapIfSet(Writer& w, std::string_view key,
+                         const std::map<std::string, std::string>& m);
 
 // metav1.TypeMeta + metav1.ObjectMeta (the fields of object_meta.h; creationTimestamp is
 // written as null when unset, as Go writes a zero metav1.Time).

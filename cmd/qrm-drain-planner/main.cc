@@ -59,6 +59,13 @@ void Print(const PlannerConfig& config, const drain::Plan& plan) {
   std::fputs(text.c_str(), stdout);
 }
 
+// {"<first>": <a>, "<second>": <b>} from two JSON documents (each ends in a newline).
+void PrintJsonPair(std::string_view first, std::string a, std::string_view second, std::string b) {
+  a.pop_back();
+  b.pop_back();
+  std::fputs(fmt::format("{{\"{}\":{},\"{}\":{}}}\n", first, a, second, b).c_str(), stdout);
+}
+
 // The state the next pass starts from: this plan's hints, the nodes being drained that still
 // exist (a node that is gone has finished), evictions still within the window.
 drain::PlannerState NextState(drain::PlannerState state, const drain::Plan& plan,
@@ -81,12 +88,7 @@ int Compare(const PlannerConfig& config, const PlannerInput& in, const drain::Pl
   StatusOr<drain::Plan> aware = drain::MakePlan(in.snapshot, in.numa, options, state);
   if (!aware.ok()) return Fail(2, aware.status());
   if (config.output == "json") {
-    std::string blind_json = drain::PlanJson(*blind), aware_json = drain::PlanJson(*aware);
-    blind_json.pop_back();  // the newline
-    aware_json.pop_back();
-    std::fputs(
-        fmt::format("{{\"numaBlind\":{},\"numaAware\":{}}}\n", blind_json, aware_json).c_str(),
-        stdout);
+    PrintJsonPair("numaBlind", drain::PlanJson(*blind), "numaAware", drain::PlanJson(*aware));
   } else {
     std::fputs((drain::PlanTable(*blind) + "\n" + drain::PlanTable(*aware) + "\n" +
                 drain::ComparisonTable(*blind, *aware))
@@ -152,11 +154,7 @@ int Execute(const PlannerConfig& config, const kube::KubeClient& client, const P
   state = NextState(std::move(state), plan, in, config.planner);
   if (!config.execution.dry_run) RecordExecution(report, in, config.planner.now, state);
   if (config.output == "json") {
-    std::string plan_json = drain::PlanJson(plan), exec_json = drain::ExecutionJson(report);
-    plan_json.pop_back();
-    exec_json.pop_back();
-    std::fputs(fmt::format("{{\"plan\":{},\"execution\":{}}}\n", plan_json, exec_json).c_str(),
-               stdout);
+    PrintJsonPair("plan", drain::PlanJson(plan), "execution", drain::ExecutionJson(report));
   } else {
     std::fputs((drain::PlanTable(plan) + drain::ExecutionTable(report)).c_str(), stdout);
   }

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <ctime>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <rapidjson/document.h>
@@ -232,16 +233,19 @@ ApiResponse Bind(State& s, const ApiRequest& r) {
   return StatusAnswer(201, "", "");
 }
 
+// The API server's 415 for a patch body of another media type than `want`.
+std::optional<ApiResponse> UnlessMediaType(const ApiRequest& r, std::string_view want) {
+  const std::string type = r.content_type.substr(0, r.content_type.find(';'));
+  if (type == want) return std::nullopt;
+  return StatusAnswer(415, "UnsupportedMediaType",
+                      fmt::format("the body of the request was in an unknown format - accepted "
+                                  "media types include: {} (got \"{}\")",
+                                  want, r.content_type));
+}
+
 // A JSON Patch of the status (what qrm-advisor sends for extended resources).
 ApiResponse PatchStatus(State& s, const ApiRequest& r) {
-  const std::string type = r.content_type.substr(0, r.content_type.find(';'));
-  if (type != "application/json-patch+json") {
-    return StatusAnswer(415, "UnsupportedMediaType",
-                        fmt::format("the body of the request was in an unknown format - accepted "
-                                    "media types include: application/json-patch+json (got "
-                                    "\"{}\")",
-                                    r.content_type));
-  }
+  if (auto refused = UnlessMediaType(r, "application/json-patch+json")) return *refused;
   const std::string key = KeyOf(s, r);
   MutexLock lock(s.mu);
   if (auto failed = ScriptedFailure(s)) return *failed;
@@ -286,14 +290,7 @@ void MergeInto(Value& target, const Value& patch, Document::AllocatorType& a) {
 
 // A JSON merge patch of the object; metadata.resourceVersion in the patch is a precondition.
 ApiResponse MergePatch(State& s, const ApiRequest& r) {
-  const std::string type = r.content_type.substr(0, r.content_type.find(';'));
-  if (type != "application/merge-patch+json") {
-    return StatusAnswer(415, "UnsupportedMediaType",
-                        fmt::format("the body of the request was in an unknown format - accepted "
-                                    "media types include: application/merge-patch+json (got "
-                                    "\"{}\")",
-                                    r.content_type));
-  }
+  if (auto refused = UnlessMediaType(r, "application/merge-patch+json")) return *refused;
   Document patch;
   patch.Parse(r.body.c_str());
   if (patch.HasParseError() || !patch.IsObject()) {

@@ -14,6 +14,7 @@
 #include "cluster/kube/kube_client.h"
 #include "testing/kube/object_collection.h"
 #include "testing/kube/test_api_server.h"
+#include "tests/unit/cluster/kube/test_client.h"
 
 namespace qrm::cluster::drain {
 namespace {
@@ -40,14 +41,7 @@ std::string Node(const std::string& name, const std::string& spec = "{}") {
 struct Cluster {
   Cluster() { REQUIRE(server.Start().ok()); }
 
-  kube::KubeClient Client() const {
-    kube::ClusterConfig config;
-    config.server = server.url();
-    config.token = "test-token";
-    StatusOr<kube::KubeClient> client = kube::KubeClient::Create(config);
-    REQUIRE(client.ok());
-    return std::move(client).value();
-  }
+  kube::KubeClient Client() const { return kube::TestClientFor(server); }
   std::string NodeJson(const std::string& name) const { return nodes.Get(name).value_or(""); }
   // The eviction requests for `pod` (its name), in the order the server got them.
   std::vector<RecordedEviction> EvictionsOf(const std::string& pod) const {

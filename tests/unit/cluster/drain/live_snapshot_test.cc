@@ -13,6 +13,7 @@
 #include "common/mutex.h"
 #include "testing/kube/object_collection.h"
 #include "testing/kube/test_api_server.h"
+#include "tests/unit/cluster/kube/test_client.h"
 
 namespace qrm::cluster::drain {
 namespace {
@@ -24,15 +25,6 @@ using qrm::testing::CollectionOptions;
 using qrm::testing::ObjectCollection;
 using qrm::testing::StatusAnswer;
 using qrm::testing::TestApiServer;
-
-kube::KubeClient ClientFor(const TestApiServer& server) {
-  kube::ClusterConfig config;
-  config.server = server.url();
-  config.token = "test-token";
-  StatusOr<kube::KubeClient> client = kube::KubeClient::Create(config);
-  REQUIRE(client.ok());
-  return std::move(client).value();
-}
 
 // Objects as the API server lists them: list items carry no kind or apiVersion.
 std::string Node(const std::string& name) {
@@ -121,7 +113,7 @@ TEST_CASE("live documents are every collection's pages and decode into a snapsho
       R"({"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"web-rs",)"
       R"("namespace":"default"},"spec":{"replicas":2}})");
 
-  const StatusOr<LiveDocuments> docs = ReadLiveDocuments(ClientFor(cluster.server));
+  const StatusOr<LiveDocuments> docs = ReadLiveDocuments(kube::TestClientFor(cluster.server));
   INFO(docs.status().ToString());
   REQUIRE(docs.ok());
   CHECK(NamesOf(docs->snapshot) ==
@@ -153,7 +145,7 @@ TEST_CASE("a collection bigger than a page is read page by page with its continu
     pods->Seed(fmt::format("default/web-{}", i), Pod(fmt::format("web-{}", i), "n1"));
   }
   const StatusOr<LiveDocuments> docs =
-      ReadLiveDocuments(ClientFor(cluster.server), {.page_size = 2});
+      ReadLiveDocuments(kube::TestClientFor(cluster.server), {.page_size = 2});
   INFO(docs.status().ToString());
   REQUIRE(docs.ok());
   CHECK(NamesOf(docs->snapshot) ==
@@ -176,7 +168,7 @@ TEST_CASE("the default page size is 500") {
     pods->Seed(fmt::format("default/p-{}", i), Pod(fmt::format("p-{}", i), "n1"));
   }
   const StatusOr<std::vector<SnapshotDocument>> pages =
-      ListPages(ClientFor(cluster.server), kPodsPath);
+      ListPages(kube::TestClientFor(cluster.server), kPodsPath);
   REQUIRE(pages.ok());
   CHECK(pages->size() == 2);
   CHECK(pods->list_requests() == 2);
@@ -186,7 +178,7 @@ TEST_CASE("without the NodeResourceTopology CRD there are no topology documents"
   Cluster cluster(false);
   auto pods = PodsOf(cluster.server);
   cluster.nodes.Seed("n1", Node("n1"));
-  const StatusOr<LiveDocuments> docs = ReadLiveDocuments(ClientFor(cluster.server));
+  const StatusOr<LiveDocuments> docs = ReadLiveDocuments(kube::TestClientFor(cluster.server));
   INFO(docs.status().ToString());
   REQUIRE(docs.ok());
   CHECK(docs->snapshot.size() == 5);  // one page of each collection
@@ -200,7 +192,7 @@ TEST_CASE("a 403 on pods is an error naming the request and the server's message
                         "pods is forbidden: User \"system:serviceaccount:kube-system:drain\" "
                         "cannot list resource \"pods\" in API group \"\" at the cluster scope");
   });
-  const StatusOr<LiveDocuments> docs = ReadLiveDocuments(ClientFor(cluster.server));
+  const StatusOr<LiveDocuments> docs = ReadLiveDocuments(kube::TestClientFor(cluster.server));
   REQUIRE_FALSE(docs.ok());
   CHECK(docs.status().code() == StatusCode::kPermissionDenied);
   CHECK_THAT(docs.status().message(),
@@ -215,7 +207,7 @@ TEST_CASE("an error other than 404 on the topologies is an error") {
   cluster.server.AddRoute("GET", std::string(kTopologiesPath), [](const ApiRequest&) {
     return StatusAnswer(500, "InternalError", "etcd is down");
   });
-  const StatusOr<LiveDocuments> docs = ReadLiveDocuments(ClientFor(cluster.server));
+  const StatusOr<LiveDocuments> docs = ReadLiveDocuments(kube::TestClientFor(cluster.server));
   REQUIRE_FALSE(docs.ok());
   CHECK_THAT(docs.status().message(), Contains("noderesourcetopologies"));
   CHECK_THAT(docs.status().message(), Contains("etcd is down"));
@@ -226,7 +218,7 @@ TEST_CASE("a page that is not a list is an error naming the page") {
   cluster.server.AddRoute("GET", "/api/v1/pods", [](const ApiRequest&) {
     return ApiResponse{200, R"({"items":{}})"};
   });
-  const StatusOr<LiveDocuments> docs = ReadLiveDocuments(ClientFor(cluster.server));
+  const StatusOr<LiveDocuments> docs = ReadLiveDocuments(kube::TestClientFor(cluster.server));
   REQUIRE_FALSE(docs.ok());
   CHECK_THAT(docs.status().message(), Contains("GET /api/v1/pods (page 1)"));
   CHECK_THAT(docs.status().message(), Contains("items"));
@@ -267,7 +259,7 @@ TEST_CASE("an expired continue token lists the collection again from its first p
   ExpiringPods pods;
   server.AddRoute("GET", "/api/v1/pods", [&pods](const ApiRequest& r) { return pods.Answer(r); });
   const StatusOr<std::vector<SnapshotDocument>> pages =
-      ListPages(ClientFor(server), kPodsPath, {.page_size = 1});
+      ListPages(kube::TestClientFor(server), kPodsPath, {.page_size = 1});
   INFO(pages.status().ToString());
   REQUIRE(pages.ok());
   REQUIRE(pages->size() == 2);  // the pages of the second list only
@@ -284,7 +276,7 @@ TEST_CASE("a continue token that keeps expiring is an error") {
   ExpiringPods pods(100);
   server.AddRoute("GET", "/api/v1/pods", [&pods](const ApiRequest& r) { return pods.Answer(r); });
   const StatusOr<std::vector<SnapshotDocument>> pages =
-      ListPages(ClientFor(server), kPodsPath, {.page_size = 1, .max_list_restarts = 2});
+      ListPages(kube::TestClientFor(server), kPodsPath, {.page_size = 1, .max_list_restarts = 2});
   REQUIRE_FALSE(pages.ok());
   CHECK_THAT(pages.status().message(), Contains("410"));
   CHECK(pods.queries().size() == 6);  // the first list and two more

@@ -8,6 +8,7 @@
 #include "cluster/kube/kube_config.h"
 #include "testing/kube/test_api_server.h"
 #include "testing/temp_dir.h"
+#include "tests/unit/cluster/kube/test_client.h"
 
 namespace qrm::kube {
 namespace {
@@ -22,16 +23,6 @@ using qrm::testing::WriteFile;
 
 constexpr char kBudgetMessage[] =
     "Cannot evict pod as it would violate the pod's disruption budget.";
-
-KubeClient ClientFor(const TestApiServer& server, std::string token = "test-token") {
-  ClusterConfig config;
-  config.server = server.url();
-  config.ca_data = server.pki().ca.cert_pem;
-  config.token = std::move(token);
-  StatusOr<KubeClient> client = KubeClient::Create(config);
-  REQUIRE(client.ok());
-  return std::move(client).value();
-}
 
 RecordedEviction OnlyEviction(const TestApiServer& server) {
   const std::vector<RecordedEviction> seen = server.evictions();
@@ -54,7 +45,7 @@ TEST_CASE("eviction over HTTP is evicted and the server sees the body and grace 
   TestApiServer server;
   REQUIRE(server.Start().ok());
   const EvictionResult r =
-      EvictPod(ClientFor(server), "default", "web-1", {.grace_period_seconds = 30});
+      EvictPod(TestClientFor(server), "default", "web-1", {.grace_period_seconds = 30});
   CHECK(r.outcome == EvictionOutcome::kEvicted);
   CHECK(r.http_code == 201);
   const RecordedEviction seen = OnlyEviction(server);
@@ -70,7 +61,7 @@ TEST_CASE("eviction over HTTP is evicted and the server sees the body and grace 
 TEST_CASE("eviction over HTTPS with the CA verified") {
   TestApiServer server({.tls = true});
   REQUIRE(server.Start().ok());
-  const EvictionResult r = EvictPod(ClientFor(server), "batch", "job-7.x");
+  const EvictionResult r = EvictPod(TestClientFor(server), "batch", "job-7.x");
   CHECK(r.outcome == EvictionOutcome::kEvicted);
   const RecordedEviction seen = OnlyEviction(server);
   CHECK(seen.name == "job-7.x");
@@ -100,19 +91,19 @@ TEST_CASE("a disruption budget blocks the eviction with the server's message") {
   TestApiServer server;
   REQUIRE(server.Start().ok());
   server.SetEvictionAnswer("default", "db-0", EvictionAnswer::kBudget);
-  const EvictionResult r = EvictPod(ClientFor(server), "default", "db-0");
+  const EvictionResult r = EvictPod(TestClientFor(server), "default", "db-0");
   CHECK(r.outcome == EvictionOutcome::kBlockedByBudget);
   CHECK(r.http_code == 429);
   CHECK_THAT(r.message, StartsWith(kBudgetMessage));
   CHECK_THAT(r.message, Contains("The disruption budget db-0-pdb needs 1 healthy pods"));
-  CHECK(EvictPod(ClientFor(server), "default", "db-1").outcome == EvictionOutcome::kEvicted);
+  CHECK(EvictPod(TestClientFor(server), "default", "db-1").outcome == EvictionOutcome::kEvicted);
 }
 
 TEST_CASE("a pod already gone is reported gone") {
   TestApiServer server;
   REQUIRE(server.Start().ok());
   server.SetDefaultEvictionAnswer(EvictionAnswer::kNotFound);
-  const EvictionResult r = EvictPod(ClientFor(server), "default", "web-1");
+  const EvictionResult r = EvictPod(TestClientFor(server), "default", "web-1");
   CHECK(r.outcome == EvictionOutcome::kGone);
   CHECK(r.http_code == 404);
   CHECK(r.message == "pods \"web-1\" not found");
@@ -122,7 +113,7 @@ TEST_CASE("a server error is an error with the Status message") {
   TestApiServer server;
   REQUIRE(server.Start().ok());
   server.SetEvictionAnswer("default", "web-1", EvictionAnswer::kServerError);
-  const EvictionResult r = EvictPod(ClientFor(server), "default", "web-1");
+  const EvictionResult r = EvictPod(TestClientFor(server), "default", "web-1");
   CHECK(r.outcome == EvictionOutcome::kError);
   CHECK(r.http_code == 500);
   CHECK_THAT(r.message, Contains("POST " + server.url()) && Contains("500 InternalError") &&
@@ -133,7 +124,7 @@ TEST_CASE("eviction without the right token is an error and evicts nothing") {
   TestApiServer server;
   REQUIRE(server.Start().ok());
   for (const char* token : {"", "stale-token"}) {
-    const EvictionResult r = EvictPod(ClientFor(server, token), "default", "web-1");
+    const EvictionResult r = EvictPod(TestClientFor(server, token), "default", "web-1");
     INFO(token);
     CHECK(r.outcome == EvictionOutcome::kError);
     CHECK(r.http_code == 401);
@@ -146,8 +137,8 @@ TEST_CASE("eviction without the right token is an error and evicts nothing") {
 TEST_CASE("a dry run sends dryRun All") {
   TestApiServer server;
   REQUIRE(server.Start().ok());
-  const EvictionResult r =
-      EvictPod(ClientFor(server), "default", "web-1", {.grace_period_seconds = 0, .dry_run = true});
+  const EvictionResult r = EvictPod(TestClientFor(server), "default", "web-1",
+                                    {.grace_period_seconds = 0, .dry_run = true});
   CHECK(r.outcome == EvictionOutcome::kEvicted);
   const RecordedEviction seen = OnlyEviction(server);
   CHECK(seen.dry_run);
@@ -158,7 +149,7 @@ TEST_CASE("a dry run sends dryRun All") {
 TEST_CASE("bad names and grace periods are refused before any request") {
   TestApiServer server;
   REQUIRE(server.Start().ok());
-  const KubeClient client = ClientFor(server);
+  const KubeClient client = TestClientFor(server);
   const struct {
     const char* ns;
     const char* name;
@@ -188,7 +179,7 @@ TEST_CASE("bad names and grace periods are refused before any request") {
 TEST_CASE("the test server checks the Eviction body against its path") {
   TestApiServer server;
   REQUIRE(server.Start().ok());
-  const KubeClient client = ClientFor(server);
+  const KubeClient client = TestClientFor(server);
   const std::string path = "/api/v1/namespaces/default/pods/web-1/eviction";
   const auto code = [&](const std::string& body, const std::string& type = "application/json") {
     StatusOr<KubeResponse> r = client.Request("POST", path, body, type);
