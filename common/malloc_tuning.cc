@@ -1,6 +1,14 @@
 #include "common/malloc_tuning.h"
 
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string_view>
+
 #include <malloc.h>
+#include <sys/auxv.h>
+#include <unistd.h>
 
 namespace qrm {
 
@@ -10,6 +18,44 @@ void TuneMalloc(int max_arenas) {
   // kernel on free; 128 KiB of free space at the top of a heap is returned at once.
   mallopt(M_MMAP_THRESHOLD, 64 * 1024);
   mallopt(M_TRIM_THRESHOLD, 128 * 1024);
+}
+
+std::optional<std::string> TunablesWithBoundedThreadCache(const char* current) {
+  const std::string_view value = current ? current : "";
+  if (value.find("glibc.malloc.tcache_") != std::string_view::npos) return std::nullopt;
+  std::string bounded(value);
+  if (!bounded.empty()) bounded += ':';
+  bounded += "glibc.malloc.tcache_max=" + std::to_string(kThreadCacheMaxBytes);
+  return bounded;
+}
+
+void ReexecWithBoundedThreadCache(char** argv) {
+  const std::optional<std::string> tunables =
+      TunablesWithBoundedThreadCache(std::getenv("GLIBC_TUNABLES"));
+  if (!tunables || getauxval(AT_SECURE) != 0) return;
+  const char* previous = std::getenv("GLIBC_TUNABLES");
+  const bool had_previous = previous != nullptr;
+  const std::string restore = had_previous ? previous : "";
+  if (setenv("GLIBC_TUNABLES", tunables->c_str(), 1) != 0) return;
+  // The program's own path rather than /proc/self/exe, whose name would become the process
+  // name (comm) that ps, pgrep and systemd show. /proc/self/exe only if that path is gone.
+  char path[4096];
+  const ssize_t length = readlink("/proc/self/exe", path, sizeof(path) - 1);
+  if (length > 0) {
+    path[length] = '\0';
+    execv(path, argv);
+  }
+  execv("/proc/self/exe", argv);
+  const int error = errno;
+  std::fprintf(stderr,
+               "%s: cannot re-execute with GLIBC_TUNABLES=%s (%s); running with glibc's default "
+               "per-thread malloc caches\n",
+               argv[0] ? argv[0] : "qrm", tunables->c_str(), std::strerror(error));
+  if (had_previous) {
+    setenv("GLIBC_TUNABLES", restore.c_str(), 1);
+  } else {
+    unsetenv("GLIBC_TUNABLES");
+  }
 }
 
 bool ReleaseFreeMemory() {

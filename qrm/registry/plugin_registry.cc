@@ -44,6 +44,22 @@ std::shared_ptr<grpc::Channel> Dial(const std::string& socket_path, int max_mess
   return grpc::CreateCustomChannel("unix:" + socket_path, grpc::InsecureChannelCredentials(), args);
 }
 
+// The plugin must answer on the endpoint it named: its options, asked for over `channel`
+// (waiting up to `timeout` for the socket to accept).
+StatusOr<pb::ResourcePluginOptions> DialBack(const std::shared_ptr<grpc::Channel>& channel,
+                                             const std::string& path,
+                                             std::chrono::milliseconds timeout) {
+  auto stub = pb::ResourcePlugin::NewStub(channel);
+  pb::ResourcePluginOptions options;
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + timeout);
+  ctx.set_wait_for_ready(true);
+  if (const grpc::Status s = stub->GetResourcePluginOptions(&ctx, pb::Empty(), &options); !s.ok()) {
+    return UnavailableError(fmt::format("cannot reach plugin at {}: {}", path, s.error_message()));
+  }
+  return options;
+}
+
 // The options a Register RPC sent win over the dial-back answer, as in the kubewharf kubelet
 // (its Register path keeps RegisterRequest.options); a difference is logged, since a plugin
 // whose two answers disagree is probably misconfigured.
@@ -286,6 +302,16 @@ void PluginRegistry::Discover(const std::string& socket_name) {
   }
 }
 
+StatusOr<std::string> PluginRegistry::CheckRequest(const pb::RegisterRequest& request) const {
+  QRM_RETURN_IF_ERROR(ValidateVersion(request.version()));
+  QRM_RETURN_IF_ERROR(ValidateResourceName(request.resource_name()));
+  if (request.endpoint() == options_.registration_socket) {
+    return InvalidArgumentError(
+        fmt::format("endpoint \"{}\" is the host's own registration socket", request.endpoint()));
+  }
+  return ResolveEndpoint(options_.plugin_dir, request.endpoint());
+}
+
 Status PluginRegistry::AcceptRegistration(const pb::RegisterRequest& request,
                                           RegistrationStyle style) {
   auto refuse = [&](const Status& s) {
@@ -298,13 +324,7 @@ Status PluginRegistry::AcceptRegistration(const pb::RegisterRequest& request,
     }
     return s;
   };
-  if (Status s = ValidateVersion(request.version()); !s.ok()) return refuse(s);
-  if (Status s = ValidateResourceName(request.resource_name()); !s.ok()) return refuse(s);
-  if (request.endpoint() == options_.registration_socket) {
-    return refuse(InvalidArgumentError(
-        fmt::format("endpoint \"{}\" is the host's own registration socket", request.endpoint())));
-  }
-  StatusOr<std::string> path = ResolveEndpoint(options_.plugin_dir, request.endpoint());
+  StatusOr<std::string> path = CheckRequest(request);
   if (!path.ok()) return refuse(path.status());
   // A plugin may register both ways at once. An explicit Register always wins;
   // discovery never replaces a live endpoint on the same socket.
@@ -333,18 +353,11 @@ Status PluginRegistry::AcceptRegistration(const pb::RegisterRequest& request,
 
   // Dial back: the plugin must answer on the endpoint it named.
   auto channel = Dial(*path, options_.max_message_bytes);
-  auto stub = pb::ResourcePlugin::NewStub(channel);
-  pb::ResourcePluginOptions plugin_options;
-  grpc::ClientContext ctx;
-  ctx.set_deadline(std::chrono::system_clock::now() + options_.dial_timeout);
-  ctx.set_wait_for_ready(true);
-  if (const grpc::Status s = stub->GetResourcePluginOptions(&ctx, pb::Empty(), &plugin_options);
-      !s.ok()) {
-    return refuse(
-        UnavailableError(fmt::format("cannot reach plugin at {}: {}", *path, s.error_message())));
-  }
+  StatusOr<pb::ResourcePluginOptions> plugin_options =
+      DialBack(channel, *path, options_.dial_timeout);
+  if (!plugin_options.ok()) return refuse(plugin_options.status());
   auto endpoint = std::make_shared<PluginEndpoint>(
-      request.resource_name(), *path, ChooseOptions(request, std::move(plugin_options)), style,
+      request.resource_name(), *path, ChooseOptions(request, *std::move(plugin_options)), style,
       channel, limits_, AccompanyingOf(request.resource_name()));
   if (hook_) hook_(endpoint);  // before admission can reach it
   {

@@ -108,6 +108,8 @@ class PluginRegistry {
 
  private:
   class RegistrationService;
+  // The socket path a registration names, once its version, resource name and endpoint pass.
+  StatusOr<std::string> CheckRequest(const pb::RegisterRequest& request) const;
   void DiscoverExistingSockets();
   void ArmWatch();
   void OnDirectoryEvents(size_t bytes);

@@ -1,11 +1,15 @@
 // ReleaseFreeMemory: free pages between live blocks go back to the kernel.
+// ReexecWithBoundedThreadCache: the program runs again with glibc's thread cache bounded.
 #include "common/malloc_tuning.h"
 
 #include <fstream>
+#include <regex>
 #include <string>
 #include <vector>
 
 #include <catch2/catch.hpp>
+
+#include "testing/subprocess.h"
 
 namespace qrm {
 namespace {
@@ -66,6 +70,72 @@ TEST_CASE("CurrentHeapBytes follows live blocks, not freed ones") {
 #else
   CHECK(full.in_use >= start.in_use + kBlock * kBlocks);
   CHECK(end.in_use + kBlock * kBlocks / 2 <= full.in_use);
+#endif
+}
+
+}  // namespace
+}  // namespace qrm
+
+namespace qrm {
+namespace {
+
+TEST_CASE("TunablesWithBoundedThreadCache adds the bound and keeps an operator's own") {
+  const std::string bound = "glibc.malloc.tcache_max=" + std::to_string(kThreadCacheMaxBytes);
+  CHECK(TunablesWithBoundedThreadCache(nullptr) == bound);
+  CHECK(TunablesWithBoundedThreadCache("") == bound);
+  CHECK(TunablesWithBoundedThreadCache("glibc.malloc.arena_max=2") ==
+        "glibc.malloc.arena_max=2:" + bound);
+  CHECK_FALSE(TunablesWithBoundedThreadCache("glibc.malloc.tcache_count=7"));
+  CHECK_FALSE(TunablesWithBoundedThreadCache("glibc.malloc.arena_max=2:glibc.malloc.tcache_max=0"));
+}
+
+// What the probe printed after it ran: its pid before and after the re-exec, the tunables it
+// ran with, its arguments and how many freed bytes reached malloc's bins.
+struct ProbeRun {
+  std::string start_pid, pid, comm, tunables, args;
+  long freed = -1;
+};
+
+ProbeRun RunProbe(const std::vector<std::string>& env_args) {
+  std::vector<std::string> argv = {"/usr/bin/env"};
+  argv.insert(argv.end(), env_args.begin(), env_args.end());
+  argv.insert(argv.end(), {QRM_THREAD_CACHE_PROBE, "one", "two words"});
+  const testing::ProcessResult result = testing::RunProcess(argv);
+  INFO(result.output);
+  REQUIRE(result.exit_code == 0);
+  static const std::regex line(
+      "start_pid=(\\d+)\n+pid=(\\d+) comm=(\\S+) tunables=(\\S*) args=(.*) freed=(\\d+)\n");
+  std::smatch m;
+  REQUIRE(std::regex_match(result.output, m, line));
+  return {m[1], m[2], m[3], m[4], m[5], std::stol(m[6])};
+}
+
+TEST_CASE("ReexecWithBoundedThreadCache runs the program again, same pid and argv, bounded") {
+  const ProbeRun run = RunProbe({"-u", "GLIBC_TUNABLES", "-u", "QRM_PROBE_ANNOUNCED"});
+  CHECK(run.pid == run.start_pid);
+  // Still named after the program (truncated to 15 characters as every comm), not "exe".
+  CHECK(run.comm == "qrm-thread-cach");
+  CHECK(run.tunables == "glibc.malloc.tcache_max=" + std::to_string(kThreadCacheMaxBytes));
+  CHECK(run.args == "one,two words");
+#if defined(__SANITIZE_ADDRESS__)
+  SUCCEED("ASan replaces malloc: its caches are not glibc's");
+#else
+  // 7 freed 512-byte blocks are back in malloc's bins while the freeing thread lives.
+  CHECK(run.freed >= 7 * 512);
+#endif
+}
+
+TEST_CASE("ReexecWithBoundedThreadCache leaves an operator's thread cache tunables alone") {
+  const ProbeRun run =
+      RunProbe({"-u", "QRM_PROBE_ANNOUNCED", "GLIBC_TUNABLES=glibc.malloc.tcache_count=7"});
+  CHECK(run.pid == run.start_pid);
+  CHECK(run.tunables == "glibc.malloc.tcache_count=7");
+#if defined(__SANITIZE_ADDRESS__)
+  SUCCEED("ASan replaces malloc: its caches are not glibc's");
+#else
+  // glibc's default cache: the 7 blocks stay in the thread's cache, still counted in use. This
+  // is what the bounded run above is compared with (the probe can tell the two apart).
+  CHECK(run.freed < 7 * 512);
 #endif
 }
 

@@ -36,6 +36,13 @@ class PluginProcess {
     REQUIRE(process_->running());
     stub_ = pb::ResourcePlugin::NewStub(
         grpc::CreateChannel("unix:" + socket, grpc::InsecureChannelCredentials()));
+    // The socket exists once bound, a moment before the server answers on it (a call without
+    // wait_for_ready in that window fails at once, as it did on a loaded machine).
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    ctx.set_wait_for_ready(true);
+    pb::ResourcePluginOptions options;
+    REQUIRE(stub_->GetResourcePluginOptions(&ctx, pb::Empty(), &options).ok());
   }
   ~PluginProcess() { process_->Kill(SIGTERM); }
 
