@@ -269,13 +269,16 @@ AccelPlugin::GetTopologyAwareAllocatableResources() {
   pb::GetTopologyAwareAllocatableResourcesResponse resp;
   auto& r = (*resp.mutable_allocatable_resources())[config_.resource];
   r.set_is_scalar_resource(true);
-  std::lock_guard lock(mu_);
-  // Capacity is what the machine has; allocatable is what is still free.
+  // Capacity is what the machine has; allocatable is what pods can be given in all (nothing
+  // is reserved here), not what is free now: the kubelet publishes it as the node's
+  // allocatable and the scheduler subtracts the pods' requests itself, so free slots reported
+  // here would count every allocation twice. What is free shows in GetResourcesAllocation.
+  // (The pool's shape never changes, so reading it needs no lock.)
   r.set_aggregated_capacity_quantity(pool_.Capacity());
-  r.set_aggregated_allocatable_quantity(pool_.Free());
+  r.set_aggregated_allocatable_quantity(pool_.Capacity());
   for (int node : pool_.nodes().Nodes()) {
     *r.add_topology_aware_capacity_quantity_list() = PerNode(node, pool_.slots_per_node());
-    *r.add_topology_aware_allocatable_quantity_list() = PerNode(node, pool_.FreeOn(node));
+    *r.add_topology_aware_allocatable_quantity_list() = PerNode(node, pool_.slots_per_node());
   }
   return resp;
 }

@@ -11,7 +11,8 @@
 //                                   preferred hint (as the host's merge would with
 //                                   one plugin); prints allocation_result and envs
 //     list                          GetResourcesAllocation, one container a line
-//     allocatable                   GetTopologyAwareAllocatableResources
+//     allocatable                   GetTopologyAwareAllocatableResources, and the sum
+//                                   GetResourcesAllocation reports allocated
 //     remove POD                    RemovePod
 // Exit code 0 on success, 1 when a call fails (its status is printed), 2 for usage.
 #include <algorithm>
@@ -145,8 +146,23 @@ bool Client::Allocatable() {
     std::cerr << "GetTopologyAwareAllocatableResources: no entry for " << resource_ << "\n";
     return false;
   }
+  // What is held now comes from the allocations, not from allocatable (which does not shrink).
+  pb::GetResourcesAllocationResponse all;
+  if (Failed("GetResourcesAllocation", stub_->GetResourcesAllocation(Context().get(), {}, &all))) {
+    return false;
+  }
+  double allocated = 0;
+  for (const auto& [pod, containers] : all.pod_resources()) {
+    for (const auto& [container, allocation] : containers.container_resources()) {
+      auto held = allocation.resource_allocation().find(resource_);
+      if (held != allocation.resource_allocation().end()) {
+        allocated += held->second.allocated_quantity();
+      }
+    }
+  }
   std::cout << "capacity=" << it->second.aggregated_capacity_quantity()
-            << " allocatable=" << it->second.aggregated_allocatable_quantity() << "\n";
+            << " allocatable=" << it->second.aggregated_allocatable_quantity()
+            << " allocated=" << allocated << "\n";
   return true;
 }
 

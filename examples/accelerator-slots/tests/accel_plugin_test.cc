@@ -43,10 +43,21 @@ pb::ResourceRequest Req(const std::string& pod, const std::string& container, do
   return r;
 }
 
+// Slots not held by any container, as a tool sees them: allocatable minus what
+// GetResourcesAllocation reports allocated.
 double Free(AccelPlugin& plugin) {
   auto a = plugin.GetTopologyAwareAllocatableResources();
   REQUIRE(a.ok());
-  return a->allocatable_resources().at(kRes).aggregated_allocatable_quantity();
+  auto held = plugin.GetResourcesAllocation();
+  REQUIRE(held.ok());
+  double allocated = 0;
+  for (const auto& [uid, pod] : held->pod_resources()) {
+    for (const auto& [name, container] : pod.container_resources()) {
+      auto it = container.resource_allocation().find(kRes);
+      if (it != container.resource_allocation().end()) allocated += it->second.allocated_quantity();
+    }
+  }
+  return a->allocatable_resources().at(kRes).aggregated_allocatable_quantity() - allocated;
 }
 
 bool Same(const google::protobuf::Message& a, const google::protobuf::Message& b) {
@@ -165,12 +176,15 @@ TEST_CASE("allocate fills the hint and reports envs, annotation and topology",
   auto alloc = plugin->GetTopologyAwareAllocatableResources();
   REQUIRE(alloc.ok());
   const auto& a = alloc->allocatable_resources().at(kRes);
+  // Allocatable is what pods can be given in all, whatever is allocated now (7 of 8 here):
+  // the scheduler subtracts the pods' requests from it itself.
   CHECK(a.aggregated_capacity_quantity() == 8);
-  CHECK(a.aggregated_allocatable_quantity() == 1);
+  CHECK(a.aggregated_allocatable_quantity() == 8);
   REQUIRE(a.topology_aware_allocatable_quantity_list_size() == 2);
-  CHECK(a.topology_aware_allocatable_quantity_list(0).resource_value() == 0);
-  CHECK(a.topology_aware_allocatable_quantity_list(1).resource_value() == 1);
+  CHECK(a.topology_aware_allocatable_quantity_list(0).resource_value() == 4);
+  CHECK(a.topology_aware_allocatable_quantity_list(1).resource_value() == 4);
   CHECK(a.topology_aware_capacity_quantity_list(1).resource_value() == 4);
+  CHECK(Free(*plugin) == 1);
 }
 
 TEST_CASE("allocate is idempotent per container", "[example][plugin]") {

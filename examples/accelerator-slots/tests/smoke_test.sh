@@ -66,7 +66,8 @@ expect "node 0 is too full for 3 more: node 1" \
 expect "allocate is idempotent" \
   "example.qrm.io/accel-slots node0:3 ACCEL_NUMA_NODES=0 ACCEL_SLOTS=3" allocate p1 main 3
 expect "zero slots: no entry at all" "" allocate p3 main 0
-expect "capacity and what is free" "capacity=8 allocatable=2" allocatable
+expect "capacity, allocatable (all of it) and what is held" \
+  "capacity=8 allocatable=8 allocated=6" allocatable
 if got=$("$client" --socket "$socket" allocate p4 main 3 2>&1); then
   fail "3 slots with 2 free were granted: $got"
 fi
@@ -83,6 +84,6 @@ p2/main example.qrm.io/accel-slots node1:3" list
 expect "RemovePod releases" "" remove p1
 expect "RemovePod of an unknown pod succeeds" "" remove never-seen
 expect "what is left" "p2/main example.qrm.io/accel-slots node1:3" list
-expect "the released slots are free again" "capacity=8 allocatable=5" allocatable
+expect "the released slots are free again" "capacity=8 allocatable=8 allocated=3" allocatable
 stop_plugin
 echo "smoke test passed"
