@@ -11,6 +11,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "cluster/drain/pods_gone.h"
 #include "cluster/kube/kube_names.h"
 #include "common/log.h"
 
@@ -197,6 +198,41 @@ void EvictPods(const kube::KubeClient& client, const DrainTarget& target,
   if (!out.complete) out.error = Unevicted(out, options, stop.stop_requested());
 }
 
+// Waits for the evicted pods to leave the node (step 3 of executor.h); the node stays
+// complete only if they all did.
+void WaitForEvictedPods(const kube::KubeClient& client, const DrainTarget& target,
+                        const ExecuteOptions& options, const std::stop_token& stop,
+                        NodeExecution& out) {
+  for (PodEvictionReport& r : out.pods) r.left_node = r.outcome == kube::EvictionOutcome::kGone;
+  if (options.dry_run || options.termination_timeout.count() <= 0) return;
+  std::vector<std::pair<std::string, std::string>> evicted;
+  std::vector<size_t> index;
+  for (size_t i = 0; i < out.pods.size(); ++i) {
+    if (out.pods[i].left_node) continue;
+    evicted.push_back(target.pods[i]);
+    index.push_back(i);
+  }
+  const PodsGoneResult waited = WaitForPodsGone(
+      client, target.node, evicted,
+      {.poll_interval = options.retry_interval, .timeout = options.termination_timeout}, stop);
+  for (size_t i : index) out.pods[i].left_node = true;
+  if (waited.remaining.empty()) return;
+  std::string pods;
+  for (const auto& [pod, why] : waited.remaining) {
+    pods += fmt::format("{}{} ({})", pods.empty() ? "" : ", ", pod, why);
+    for (size_t i : index) {
+      if (out.pods[i].pod == pod) out.pods[i].left_node = false;
+    }
+  }
+  out.complete = false;
+  out.error =
+      fmt::format("{} of {} evicted pods not gone from the node {}: {}", waited.remaining.size(),
+                  evicted.size(),
+                  waited.stopped ? std::string("(stopped)")
+                                 : fmt::format("within {} ms", options.termination_timeout.count()),
+                  pods);
+}
+
 NodeExecution DrainNode(const kube::KubeClient& client, const DrainTarget& target,
                         const ExecuteOptions& options, const std::stop_token& stop) {
   const auto log = Logger(kComponent);
@@ -215,8 +251,12 @@ NodeExecution DrainNode(const kube::KubeClient& client, const DrainTarget& targe
   }
   out.cordoned = !options.dry_run;
   EvictPods(client, target, options, stop, out);
+  if (out.complete) WaitForEvictedPods(client, target, options, stop, out);
   if (out.complete) {
-    log->info("node={}: drained{}: {} pods evicted or gone", out.node, dry, out.pods.size());
+    log->info("node={}: drained{}: {} pods evicted{}", out.node, dry, out.pods.size(),
+              options.dry_run || options.termination_timeout.count() <= 0
+                  ? " or gone"
+                  : " and gone from the node");
   } else {
     log->warn("node={}: incomplete{}: {}", out.node, dry, out.error);
   }

@@ -11,8 +11,13 @@
 //     `eviction_timeout` has passed since the node's evictions began; a 5xx or transport error
 //     is tried again the same way; any other answer (400, 403, ...) will not change and ends
 //     that pod's tries at once.
-// A node is complete when every pod's eviction was accepted or the pod was gone; its pods may
-// still be terminating. A node left incomplete stays cordoned: pods already evicted from it
+//  3. wait until every evicted pod has left the node (pods_gone.h: a GET answers 404, or the
+//     pod of that name is bound elsewhere), polling every `retry_interval` for up to
+//     `termination_timeout`, as CA does before it deletes a drained node (its
+//     --max-graceful-termination-sec plus 30 s). A zero timeout skips this step.
+// A node is complete when every pod's eviction was accepted or the pod was gone, and (unless
+// the wait is off, or in a dry run, where nothing is deleted) every pod has left it, so the
+// node can be deleted. A node left incomplete stays cordoned: pods already evicted from it
 // must not come back, and the next planning pass counts it as being drained.
 // At most `parallelism` nodes are worked on at a time; the stop token ends every wait at once
 // (nodes not started are reported so). A dry run writes nothing: the node is read (it must
@@ -47,6 +52,9 @@ struct ExecuteOptions {
   std::chrono::milliseconds retry_interval{5000};  // between two tries of a blocked eviction
   // How long a node's evictions are tried before the node is given up as incomplete.
   std::chrono::milliseconds eviction_timeout{std::chrono::minutes(10)};
+  // How long, once a node's evictions are all accepted, its pods are waited for to leave it;
+  // zero: not waited for (the node is complete once evicted).
+  std::chrono::milliseconds termination_timeout{std::chrono::seconds(600 + 30)};
   bool dry_run = false;
   std::string taint_key = "qrm.io/drain";
   std::optional<int64_t> grace_period_seconds;  // none: each pod's own
@@ -57,13 +65,14 @@ struct PodEvictionReport {
   // Of the last try; kError with no attempt for a name that is not a valid one.
   kube::EvictionOutcome outcome = kube::EvictionOutcome::kError;
   int attempts = 0;
-  std::string message;  // the server's message of the last try
+  std::string message;     // the server's message of the last try
+  bool left_node = false;  // seen gone from the node (by the wait, or 404 at eviction)
 };
 
 struct NodeExecution {
   std::string node;
   bool cordoned = false;  // unschedulable and tainted now (never in a dry run)
-  bool complete = false;  // every pod evicted or gone
+  bool complete = false;  // every pod evicted or gone (and, when waited for, off the node)
   std::vector<PodEvictionReport> pods;
   std::string error;  // why the node is not complete; empty when it is
 };

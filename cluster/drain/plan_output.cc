@@ -247,6 +247,8 @@ std::string ExecutionJson(const ExecuteReport& report) {
       WriteString(w, "outcome", std::string(kube::EvictionOutcomeName(pod.outcome)));
       WriteKey(w, "attempts");
       w.Int(pod.attempts);
+      WriteKey(w, "leftNode");
+      w.Bool(pod.left_node);
       WriteStringIfSet(w, "message", pod.message);
       w.EndObject();
     }
@@ -262,11 +264,12 @@ std::string ExecutionTable(const ExecuteReport& report) {
   std::string out = fmt::format("Execution: {}\n", report.complete() ? "complete" : "incomplete");
   for (const NodeExecution& node : report.nodes) {
     out += fmt::format("  {:<24} {}{}{}\n", node.node, node.cordoned ? "cordoned, " : "",
-                       node.complete ? "every pod evicted" : "incomplete",
+                       node.complete ? "drained" : "incomplete",
                        node.error.empty() ? "" : ": " + node.error);
     for (const PodEvictionReport& pod : node.pods) {
-      out += fmt::format("    {:<40} {} after {} attempt(s){}\n", pod.pod,
+      out += fmt::format("    {:<40} {} after {} attempt(s){}{}\n", pod.pod,
                          kube::EvictionOutcomeName(pod.outcome), pod.attempts,
+                         pod.left_node ? ", gone from the node" : "",
                          pod.message.empty() ? "" : ": " + pod.message);
     }
   }

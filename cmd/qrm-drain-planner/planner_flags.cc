@@ -126,13 +126,18 @@ void PlannerFlags::AddExecuteFlags() {
   cluster::drain::ExecuteOptions& e = values_.execution;
   auto add = execute_desc_.add_options();
   add("retry-interval", po::value(&retry_interval_)->default_value(retry_interval_),
-      "between two tries of an eviction a PodDisruptionBudget refused (429)");
+      "between two tries of an eviction a PodDisruptionBudget refused (429), and two reads "
+      "of the evicted pods waited for");
   add("eviction-timeout", po::value(&eviction_timeout_)->default_value(eviction_timeout_),
       "how long a node's evictions are tried before it is reported incomplete");
   add("dry-run", po::bool_switch(&e.dry_run),
       "cordon nothing; send the evictions with dryRun so the API server only checks them");
   add("grace-period", po::value(&grace_period_)->default_value(grace_period_),
       "seconds each evicted pod gets to stop (-1: the pod's own)");
+  add("max-graceful-termination-sec",
+      po::value(&max_graceful_termination_sec_)->default_value(max_graceful_termination_sec_),
+      "how long, plus 30 s, a node's evicted pods are waited for to leave it before the node is "
+      "reported incomplete (CA's flag name); 0: not waited for");
 }
 
 Status PlannerFlags::FinishPlanner(PlannerConfig& c) const {
@@ -188,6 +193,15 @@ Status PlannerFlags::FinishExecute(PlannerConfig& c) const {
         fmt::format("grace-period {}: expected -1 or a number of seconds", grace_period_));
   }
   if (grace_period_ >= 0) e.grace_period_seconds = grace_period_;
+  if (max_graceful_termination_sec_ < 0) {
+    return InvalidArgumentError(
+        fmt::format("max-graceful-termination-sec {}: expected 0 or a number of seconds",
+                    max_graceful_termination_sec_));
+  }
+  // CA waits this long plus its pod eviction headroom (30 s) for the pods to go.
+  e.termination_timeout = max_graceful_termination_sec_ == 0
+                              ? std::chrono::milliseconds(0)
+                              : std::chrono::seconds(max_graceful_termination_sec_ + 30);
   if (!c.inputs.empty()) {
     return InvalidArgumentError(
         "input: execute reads the cluster from the API server, not from "

@@ -60,6 +60,7 @@ class PlannerFlags {
   std::vector<std::string> min_sizes_;
   std::string retry_interval_ = "5s";
   std::string eviction_timeout_ = "10m";
+  int max_graceful_termination_sec_ = 600;  // CA's default
   int64_t grace_period_ = -1;
 };
 

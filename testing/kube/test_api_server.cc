@@ -150,6 +150,7 @@ class TestApiServer::Impl : public RequestHandler {
   std::map<std::pair<std::string, std::string>, EvictionAnswer> answers_ QRM_GUARDED_BY(mu_);
   EvictionAnswer default_answer_ QRM_GUARDED_BY(mu_) = EvictionAnswer::kEvict;
   std::vector<RecordedEviction> evictions_ QRM_GUARDED_BY(mu_);
+  std::function<void(const RecordedEviction&)> on_evicted_ QRM_GUARDED_BY(mu_);
   int requests_ QRM_GUARDED_BY(mu_) = 0;
   int unauthorized_ QRM_GUARDED_BY(mu_) = 0;
 
@@ -513,13 +514,18 @@ ApiResponse TestApiServer::Impl::Evict(const ApiRequest& request) {
   doc.Parse(request.body.data(), request.body.size());
   std::optional<ApiResponse> answer = CheckEviction(request, doc, rec);
   if (!answer) answer = ReadDeleteOptions(doc, rec);
-  MutexLock lock(mu_);
-  if (!answer) {
-    const auto scripted = answers_.find({rec.pod_namespace, rec.name});
-    answer = ScriptedAnswer(scripted != answers_.end() ? scripted->second : default_answer_, rec);
+  std::function<void(const RecordedEviction&)> on_evicted;
+  {
+    MutexLock lock(mu_);
+    if (!answer) {
+      const auto scripted = answers_.find({rec.pod_namespace, rec.name});
+      answer = ScriptedAnswer(scripted != answers_.end() ? scripted->second : default_answer_, rec);
+    }
+    rec.code = answer->code;
+    evictions_.push_back(rec);
+    if (rec.code == 201 && !rec.dry_run) on_evicted = on_evicted_;
   }
-  rec.code = answer->code;
-  evictions_.push_back(std::move(rec));
+  if (on_evicted) on_evicted(rec);  // without the lock: it may call back into the server
   return *answer;
 }
 
@@ -585,6 +591,11 @@ void TestApiServer::SetEvictionAnswer(const std::string& pod_namespace, const st
 void TestApiServer::SetDefaultEvictionAnswer(EvictionAnswer answer) {
   MutexLock lock(impl_->mu_);
   impl_->default_answer_ = answer;
+}
+
+void TestApiServer::OnEvicted(std::function<void(const RecordedEviction&)> hook) {
+  MutexLock lock(impl_->mu_);
+  impl_->on_evicted_ = std::move(hook);
 }
 
 std::vector<RecordedEviction> TestApiServer::evictions() const {

@@ -104,6 +104,10 @@ class TestApiServer {
   void SetEvictionAnswer(const std::string& pod_namespace, const std::string& name,
                          EvictionAnswer answer);
   void SetDefaultEvictionAnswer(EvictionAnswer answer);  // kEvict unless set
+  // Called with every eviction answered 201 (not a dry run), after the answer is decided, on
+  // the server's thread: a test deletes the pod from its collection there, as the API server
+  // deletes an evicted pod.
+  void OnEvicted(std::function<void(const RecordedEviction&)> hook);
   std::vector<RecordedEviction> evictions() const;
   int requests() const;      // every request received, authenticated or not
   int unauthorized() const;  // those answered 401

@@ -2,6 +2,7 @@
 // JSON output, the state file carried between passes, and input it refuses (exit 2, naming
 // the object and field, nothing planned).
 #include <algorithm>
+#include <atomic>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -139,6 +140,11 @@ struct LiveCluster {
     for (const auto& item : nrt["items"].GetArray()) Seed(item);
     kubeconfig = dir.File("kubeconfig");
     std::ofstream(kubeconfig) << server.Kubeconfig();
+    // As the API server does: an evicted pod is deleted (here at once, as if it stopped at
+    // once), unless a test keeps the pods listed.
+    server.OnEvicted([this](const testing::RecordedEviction& e) {
+      if (delete_evicted) pods.Delete(e.pod_namespace + "/" + e.name);
+    });
   }
 
   void Seed(const rapidjson::Value& item) {
@@ -157,6 +163,7 @@ struct LiveCluster {
     to.Seed(ns + name, buffer.GetString());
   }
 
+  std::atomic<bool> delete_evicted{true};
   testing::TestApiServer server;
   testing::ObjectCollection nodes{
       server, {.path = "/api/v1/nodes", .kind = "Node", .api_version = "v1", .merge_patch = true}};
@@ -197,8 +204,11 @@ std::vector<std::string> Execute(const LiveCluster& cluster, std::vector<std::st
 TEST_CASE("execute plans from the API server then cordons and evicts", "[drain][cli]") {
   testing::TempDir dir;
   LiveCluster cluster(dir);
+  // The pods are still terminating (listed) when the next pass runs: execute does not wait.
+  cluster.delete_evicted = false;
   const std::string state = dir.File("state.json");
-  const auto run = RunProcess(Execute(cluster, {"--state", state}));
+  const auto run =
+      RunProcess(Execute(cluster, {"--state", state, "--max-graceful-termination-sec", "0"}));
   INFO(run.output);
   REQUIRE(run.exit_code == 0);
   CHECK_THAT(run.output, Contains("default/db-1                             -> dst-whole"));
@@ -227,6 +237,20 @@ TEST_CASE("execute plans from the API server then cordons and evicts", "[drain][
   rapidjson::Document doc = Json(next.output);
   CHECK(doc["reinjected"].Size() == 4);
   CHECK(doc["candidates"].Size() == 0);
+}
+
+TEST_CASE("execute waits until the evicted pods are gone from their nodes", "[drain][cli]") {
+  testing::TempDir dir;
+  LiveCluster cluster(dir);
+  const auto run = RunProcess(Execute(cluster, {}));
+  INFO(run.output);
+  REQUIRE(run.exit_code == 0);
+  CHECK_THAT(run.output, Contains("Execution: complete"));
+  CHECK_THAT(run.output, Contains("default/db-1"));
+  CHECK_THAT(run.output, Contains("evicted after 1 attempt(s), gone from the node"));
+  for (const char* pod : {"default/db-1", "default/db-2", "default/web-1", "default/web-2"}) {
+    CHECK_FALSE(cluster.pods.Get(pod).has_value());
+  }
 }
 
 TEST_CASE("execute reports a node a PDB keeps incomplete", "[drain][cli]") {

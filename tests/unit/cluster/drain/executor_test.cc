@@ -1,8 +1,11 @@
 #include "cluster/drain/executor.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <future>
+#include <map>
+#include <mutex>
 #include <stop_token>
 #include <string>
 #include <thread>
@@ -11,6 +14,7 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include "cluster/drain/pods_gone.h"
 #include "cluster/kube/kube_client.h"
 #include "testing/kube/object_collection.h"
 #include "testing/kube/test_api_server.h"
@@ -413,6 +417,125 @@ TEST_CASE("a stop ends the wait for a budget at once and starts no other node") 
   CHECK_FALSE(report.nodes[1].cordoned);
   CHECK_THAT(report.nodes[1].error, Contains("stopped before the node was started"));
   CHECK(cluster.EvictionsOf("b-pod").empty());
+}
+
+// GET /api/v1/namespaces/{ns}/pods/{name}, as scripted per pod: how many GETs it is still
+// bound to its node (and terminating), then 404; or bound elsewhere from the start.
+class PodReads {
+ public:
+  explicit PodReads(TestApiServer& server) {
+    server.AddRoute(
+        "GET", "/api/v1/namespaces/{}/pods/{}", [this](const qrm::testing::ApiRequest& r) {
+          std::lock_guard lock(mu_);
+          const std::string& name = r.params.at(1);
+          const int seen = reads_[name]++;
+          const auto script = scripts_.find(name);
+          if (script == scripts_.end() || seen >= script->second.first) {
+            return qrm::testing::StatusAnswer(404, "NotFound", "pods \"" + name + "\" not found");
+          }
+          return qrm::testing::ApiResponse{
+              .body = fmt::format(R"({{"kind":"Pod","apiVersion":"v1","metadata":{{"name":"{}",)"
+                                  R"("deletionTimestamp":"2026-11-27T00:00:00Z"}},)"
+                                  R"("spec":{{"nodeName":"{}"}}}})",
+                                  name, script->second.second)};
+        });
+  }
+  // `name` answers bound to `node` for its first `reads` GETs (-1: always).
+  void Script(const std::string& name, int reads, const std::string& node) {
+    std::lock_guard lock(mu_);
+    scripts_[name] = {reads < 0 ? 1 << 30 : reads, node};
+  }
+  int reads(const std::string& name) const {
+    std::lock_guard lock(mu_);
+    const auto it = reads_.find(name);
+    return it == reads_.end() ? 0 : it->second;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::map<std::string, std::pair<int, std::string>> scripts_;
+  std::map<std::string, int> reads_;
+};
+
+TEST_CASE("a drain waits until the evicted pods have left the node") {
+  Cluster cluster;
+  PodReads pods(cluster.server);
+  cluster.nodes.Seed("n1", Node("n1"));
+  pods.Script("web-1", 3, "n1");  // terminating on n1 for three reads, then gone
+  pods.Script("db-0", -1, "n7");  // a StatefulSet's replacement, already bound elsewhere
+  const ExecuteReport report =
+      ExecuteDrains(cluster.Client(), {Target("n1", {"web-1", "db-0", "web-2"})}, Fast(), {});
+  REQUIRE(report.nodes.size() == 1);
+  const NodeExecution& n = report.nodes[0];
+  CHECK(n.complete);
+  CHECK(n.error.empty());
+  for (const PodEvictionReport& p : n.pods) CHECK(p.left_node);
+  CHECK(pods.reads("web-1") == 4);
+  CHECK(pods.reads("db-0") == 1);
+  CHECK(pods.reads("web-2") == 1);
+}
+
+TEST_CASE("a pod that stays on its node leaves the drain incomplete and the node cordoned") {
+  Cluster cluster;
+  PodReads pods(cluster.server);
+  cluster.nodes.Seed("n1", Node("n1"));
+  pods.Script("stuck", -1, "n1");
+  ExecuteOptions options = Fast();
+  options.termination_timeout = 200ms;
+  const ExecuteReport report =
+      ExecuteDrains(cluster.Client(), {Target("n1", {"web-1", "stuck"})}, options, {});
+  REQUIRE(report.nodes.size() == 1);
+  const NodeExecution& n = report.nodes[0];
+  CHECK_FALSE(n.complete);
+  CHECK(n.cordoned);
+  CHECK_THAT(n.error, Contains("1 of 2 evicted pods not gone from the node within 200 ms"));
+  CHECK_THAT(n.error, Contains("default/stuck (still on the node)"));
+  CHECK(n.pods.at(0).left_node);
+  CHECK_FALSE(n.pods.at(1).left_node);
+  CHECK(n.pods.at(1).outcome == EvictionOutcome::kEvicted);
+  CHECK(pods.reads("stuck") >= 2);  // polled, not read once
+  CHECK_THAT(cluster.NodeJson("n1"), Contains(R"("unschedulable":true)"));
+}
+
+TEST_CASE("no wait when it is off or in a dry run and none for a pod gone at eviction") {
+  for (const bool dry_run : {false, true}) {
+    INFO((dry_run ? "dry run" : "wait off"));
+    Cluster cluster;
+    PodReads pods(cluster.server);
+    cluster.nodes.Seed("n1", Node("n1"));
+    pods.Script("web-1", -1, "n1");
+    cluster.server.SetEvictionAnswer("default", "gone", EvictionAnswer::kNotFound);
+    ExecuteOptions options = Fast();
+    options.dry_run = dry_run;
+    if (!dry_run) options.termination_timeout = 0ms;
+    const ExecuteReport report =
+        ExecuteDrains(cluster.Client(), {Target("n1", {"web-1", "gone"})}, options, {});
+    CHECK(report.nodes.at(0).complete);
+    CHECK(pods.reads("web-1") == 0);
+    CHECK(pods.reads("gone") == 0);
+    CHECK_FALSE(report.nodes.at(0).pods.at(0).left_node);  // not known
+    CHECK(report.nodes.at(0).pods.at(1).left_node);        // 404 at eviction
+  }
+}
+
+TEST_CASE("PodLeftNode reads 404, the node the pod is bound to and refuses bad answers") {
+  const auto left = [](int code, const std::string& body) {
+    return PodLeftNode({.code = code, .body = body}, "n1", "https://api/pods/p");
+  };
+  CHECK(*left(404, ""));
+  CHECK_FALSE(*left(200, R"({"spec":{"nodeName":"n1"}})"));
+  CHECK(*left(200, R"({"spec":{"nodeName":"n2"}})"));
+  CHECK(*left(200, R"({"spec":{}})"));  // a replacement not bound yet
+  CHECK(*left(200, R"({"metadata":{}})"));
+  const StatusOr<bool> server = left(500, R"({"kind":"Status","message":"etcd down"})");
+  REQUIRE_FALSE(server.ok());
+  CHECK_THAT(server.status().message(), Contains("GET https://api/pods/p"));
+  const StatusOr<bool> garbage = left(200, "<html>");
+  REQUIRE_FALSE(garbage.ok());
+  CHECK_THAT(garbage.status().message(), Contains("not a JSON object"));
+  const StatusOr<bool> typed = left(200, R"({"spec":{"nodeName":7}})");
+  REQUIRE_FALSE(typed.ok());
+  CHECK_THAT(typed.status().message(), Contains("spec.nodeName"));
 }
 
 }  // namespace
