@@ -9,6 +9,9 @@
 //      state has 1 to kMaxNumaZones zones in ascending id order with 0 <= free <= capacity,
 //      and a NUMA-bound dedicated pod and a shared pod admitted on it (up to 8 zones: hints
 //      try every set of zones) can be placed, leaving every amount within 0 and capacity.
+//   2  PodLeftNode on a 200 answer to the executor's GET of an evicted pod: an error is
+//      kInvalidArgument naming the URL; the same answer always gives the same result, and a
+//      404 always means the pod left.
 // Other selectors are ignored; new readers take the next numbers.
 //
 // Error messages are not checked for printable text or length as kube_objects_fuzz does: the
@@ -26,6 +29,7 @@
 #include "cluster/drain/numa_admission.h"
 #include "cluster/drain/numa_state.h"
 #include "cluster/drain/planner.h"
+#include "cluster/drain/pods_gone.h"
 #include "cluster/drain/snapshot_json.h"
 #include "cluster/drain/snapshot_writer.h"
 #include "cluster/objects/node_resource_topology.h"
@@ -175,12 +179,28 @@ void FuzzNrt(std::string_view json) {
 
 }  // namespace
 
+void FuzzPodAnswer(std::string_view input) {
+  const qrm::kube::KubeResponse got{.code = 200, .body = std::string(input)};
+  const StatusOr<bool> left = PodLeftNode(got, "n1", "https://api/pods/p");
+  if (!left.ok()) {
+    CheckError(left.status());
+    Check(left.status().message().find("https://api/pods/p") != std::string::npos,
+          "a pod answer's error does not name the URL");
+  }
+  const StatusOr<bool> again = PodLeftNode(got, "n1", "https://api/pods/p");
+  Check(again.ok() == left.ok() && (!left.ok() || *again == *left),
+        "the same pod answer read twice differs");
+  const StatusOr<bool> gone = PodLeftNode({.code = 404, .body = std::string(input)}, "n1", "u");
+  Check(gone.ok() && *gone, "a 404 does not mean the pod left");
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const std::string_view input(reinterpret_cast<const char*>(data) + 1, size - 1);
   switch (data[0]) {
     case 0: FuzzSnapshot(input); break;
     case 1: FuzzNrt(input); break;
+    case 2: FuzzPodAnswer(input); break;
     default: break;
   }
   return 0;
