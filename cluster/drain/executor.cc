@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
-#include <mutex>
 #include <thread>
 
 #include <fmt/format.h>
@@ -14,6 +12,7 @@
 #include "cluster/drain/pods_gone.h"
 #include "cluster/kube/kube_names.h"
 #include "common/log.h"
+#include "common/stop_sleep.h"
 
 namespace qrm::cluster::drain {
 namespace {
@@ -83,15 +82,6 @@ std::string PatchBody(std::string_view resource_version, const Value* taints, bo
   w.EndObject();
   w.EndObject();
   return std::string(buffer.GetString(), buffer.GetSize());
-}
-
-// Sleeps `delay` unless the stop comes first; false when it did.
-bool WaitFor(const std::stop_token& stop, std::chrono::milliseconds delay) {
-  std::mutex mu;
-  std::condition_variable_any cv;
-  std::unique_lock lock(mu);
-  cv.wait_for(lock, stop, delay, [] { return false; });
-  return !stop.stop_requested();
 }
 
 // Whether trying the eviction again can give another answer: a budget allows it later, a
@@ -190,7 +180,7 @@ void EvictPods(const kube::KubeClient& client, const DrainTarget& target,
     const Clock::time_point now = Clock::now();
     if (pending.empty() || now >= deadline) break;
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now);
-    if (!WaitFor(stop, std::min(options.retry_interval, left))) break;
+    if (!SleepUnlessStopped(stop, std::min(options.retry_interval, left))) break;
   }
   for (const PodEvictionReport& r : out.pods) LogPod(out.node, r);
   out.complete = std::all_of(out.pods.begin(), out.pods.end(),

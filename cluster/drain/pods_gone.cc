@@ -1,24 +1,14 @@
 #include "cluster/drain/pods_gone.h"
 
-#include <condition_variable>
-#include <mutex>
-
 #include <fmt/format.h>
 #include <rapidjson/document.h>
+
+#include "common/stop_sleep.h"
 
 namespace qrm::cluster::drain {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// Sleeps `delay` unless the stop comes first; false when it did.
-bool SleepUnlessStopped(const std::stop_token& stop, std::chrono::milliseconds delay) {
-  std::mutex mu;
-  std::condition_variable_any cv;
-  std::unique_lock lock(mu);
-  cv.wait_for(lock, stop, delay, [] { return false; });
-  return !stop.stop_requested();
-}
 
 // One round: the pods of `pending` (indexes into `pods`) that have not left yet, each with why.
 std::vector<std::pair<size_t, std::string>> StillThere(
