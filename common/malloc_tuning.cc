@@ -30,10 +30,10 @@ std::optional<std::string> TunablesWithBoundedThreadCache(const char* current) {
 }
 
 void ReexecWithBoundedThreadCache(char** argv) {
-  const std::optional<std::string> tunables =
-      TunablesWithBoundedThreadCache(std::getenv("GLIBC_TUNABLES"));
-  if (!tunables || getauxval(AT_SECURE) != 0) return;
   const char* previous = std::getenv("GLIBC_TUNABLES");
+  const std::optional<std::string> tunables = TunablesWithBoundedThreadCache(previous);
+  if (!tunables || getauxval(AT_SECURE) != 0) return;
+  // Copied now: setenv may free the string `previous` points to.
   const bool had_previous = previous != nullptr;
   const std::string restore = had_previous ? previous : "";
   if (setenv("GLIBC_TUNABLES", tunables->c_str(), 1) != 0) return;

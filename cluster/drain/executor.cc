@@ -188,31 +188,35 @@ void EvictPods(const kube::KubeClient& client, const DrainTarget& target,
   if (!out.complete) out.error = Unevicted(out, options, stop.stop_requested());
 }
 
+// Whether a drain waits for its evicted pods to leave the node (step 3 of executor.h): never in
+// a dry run, where nothing is deleted.
+bool WaitsForPods(const ExecuteOptions& options) {
+  return !options.dry_run && options.termination_timeout.count() > 0;
+}
+
 // Waits for the evicted pods to leave the node (step 3 of executor.h); the node stays
 // complete only if they all did.
 void WaitForEvictedPods(const kube::KubeClient& client, const DrainTarget& target,
                         const ExecuteOptions& options, const std::stop_token& stop,
                         NodeExecution& out) {
   for (PodEvictionReport& r : out.pods) r.left_node = r.outcome == kube::EvictionOutcome::kGone;
-  if (options.dry_run || options.termination_timeout.count() <= 0) return;
+  if (!WaitsForPods(options)) return;
   std::vector<std::pair<std::string, std::string>> evicted;
-  std::vector<size_t> index;
+  std::vector<PodEvictionReport*> reports;  // of `evicted`, in the same order
   for (size_t i = 0; i < out.pods.size(); ++i) {
     if (out.pods[i].left_node) continue;
     evicted.push_back(target.pods[i]);
-    index.push_back(i);
+    reports.push_back(&out.pods[i]);
   }
   const PodsGoneResult waited = WaitForPodsGone(
       client, target.node, evicted,
       {.poll_interval = options.retry_interval, .timeout = options.termination_timeout}, stop);
-  for (size_t i : index) out.pods[i].left_node = true;
+  for (PodEvictionReport* r : reports) r->left_node = true;
   if (waited.remaining.empty()) return;
   std::string pods;
-  for (const auto& [pod, why] : waited.remaining) {
-    pods += fmt::format("{}{} ({})", pods.empty() ? "" : ", ", pod, why);
-    for (size_t i : index) {
-      if (out.pods[i].pod == pod) out.pods[i].left_node = false;
-    }
+  for (const auto& [i, why] : waited.remaining) {
+    reports[i]->left_node = false;
+    pods += fmt::format("{}{} ({})", pods.empty() ? "" : ", ", reports[i]->pod, why);
   }
   out.complete = false;
   out.error =
@@ -244,9 +248,7 @@ NodeExecution DrainNode(const kube::KubeClient& client, const DrainTarget& targe
   if (out.complete) WaitForEvictedPods(client, target, options, stop, out);
   if (out.complete) {
     log->info("node={}: drained{}: {} pods evicted{}", out.node, dry, out.pods.size(),
-              options.dry_run || options.termination_timeout.count() <= 0
-                  ? " or gone"
-                  : " and gone from the node");
+              WaitsForPods(options) ? " and gone from the node" : " or gone");
   } else {
     log->warn("node={}: incomplete{}: {}", out.node, dry, out.error);
   }

@@ -1,5 +1,7 @@
 #include "cluster/drain/pods_gone.h"
 
+#include <numeric>
+
 #include <fmt/format.h>
 #include <rapidjson/document.h>
 
@@ -14,9 +16,9 @@ using Clock = std::chrono::steady_clock;
 std::vector<std::pair<size_t, std::string>> StillThere(
     const kube::KubeClient& client, std::string_view node,
     const std::vector<std::pair<std::string, std::string>>& pods,
-    const std::vector<std::pair<size_t, std::string>>& pending) {
+    const std::vector<size_t>& pending) {
   std::vector<std::pair<size_t, std::string>> still;
-  for (const auto& [i, previous] : pending) {
+  for (const size_t i : pending) {
     const std::string path =
         fmt::format("/api/v1/namespaces/{}/pods/{}", pods[i].first, pods[i].second);
     StatusOr<kube::KubeResponse> got = client.Request("GET", path);
@@ -55,22 +57,21 @@ StatusOr<bool> PodLeftNode(const kube::KubeResponse& got, std::string_view node,
 PodsGoneResult WaitForPodsGone(const kube::KubeClient& client, std::string_view node,
                                const std::vector<std::pair<std::string, std::string>>& pods,
                                const PodsGoneWait& wait, const std::stop_token& stop) {
-  std::vector<std::pair<size_t, std::string>> pending;
-  for (size_t i = 0; i < pods.size(); ++i) pending.emplace_back(i, "not checked");
+  std::vector<size_t> pending(pods.size());
+  std::iota(pending.begin(), pending.end(), size_t{0});
   const Clock::time_point deadline = Clock::now() + wait.timeout;
   PodsGoneResult result;
   while (!pending.empty()) {
-    pending = StillThere(client, node, pods, pending);
+    result.remaining = StillThere(client, node, pods, pending);
     const Clock::time_point now = Clock::now();
-    if (pending.empty() || now >= deadline) break;
+    if (result.remaining.empty() || now >= deadline) break;
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now);
     if (!SleepUnlessStopped(stop, std::min(wait.poll_interval, left))) {
       result.stopped = true;
       break;
     }
-  }
-  for (const auto& [i, why] : pending) {
-    result.remaining.emplace_back(fmt::format("{}/{}", pods[i].first, pods[i].second), why);
+    pending.clear();
+    for (const auto& [i, why] : result.remaining) pending.push_back(i);
   }
   return result;
 }

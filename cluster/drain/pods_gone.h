@@ -28,10 +28,10 @@ struct PodsGoneWait {
   std::chrono::milliseconds timeout{0};           // from the first round
 };
 
-// What is still on the node when the wait ended, each with why ("still on the node", or the
-// last error of its GET), in the order of `pods` (namespace, name).
+// What is still on the node when the wait ended: indexes into the `pods` given, each with why
+// ("still on the node", or the last error of its GET), in ascending order.
 struct PodsGoneResult {
-  std::vector<std::pair<std::string, std::string>> remaining;  // "namespace/name", why
+  std::vector<std::pair<size_t, std::string>> remaining;
   bool stopped = false;
 };
 
