@@ -202,7 +202,9 @@ StatusOr<rapidjson::Document> EncodePodRecord(const std::string& uid, const PodA
   auto& a = record.GetAllocator();
   if (pod == nullptr) {
     record.AddMember("op", rapidjson::StringRef(kRemoveOp), a);
-    record.AddMember("pod_uid", rapidjson::Value(uid.c_str(), a), a);
+    record.AddMember("pod_uid",
+                     rapidjson::Value(uid.data(), static_cast<rapidjson::SizeType>(uid.size()), a),
+                     a);
     return record;
   }
   // Encoded in the record's own allocator and moved under "pod": no copy of the pod's data.
