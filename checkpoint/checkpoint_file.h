@@ -39,7 +39,7 @@ struct WriteOptions {
   // false: the file is still replaced atomically for readers (temp file, rename), but neither
   // it nor the directory is fsynced (no kSyncTemp or kSyncDir step): a machine crash may leave
   // the old file, the new one or a damaged one. Only for content that is durable elsewhere
-  // (the host's pod files, whose changes its journal holds: qrm/state/state_store.h).
+  // or that may be lost (files in tests).
   bool sync = true;
   FaultHook fault_hook;
 };

@@ -15,19 +15,19 @@
 // memory keeps the previous state, and the error is returned: the caller must fail its
 // operation. One record costs one append and one fdatasync of a file that exists, whatever the
 // number of pods; concurrent mutations share their fdatasyncs (checkpoint/shared_journal.h).
-// After the record, the pod's file is rewritten (or removed) without syncing, so the files
-// show the current state to readers; they become durable at compaction: once the journal
-// holds kCompactAfter records (or more than there are pods, or kCompactAfterBytes),
-// Compact() writes every pod changed since the last compaction durably, syncs pods/, and
-// starts a new journal. A crash at
-// any point leaves pod files that are current, stale or damaged only for pods the journal
-// holds, and the journal's records win at Load. The host compacts at a clean stop too.
+// The pod files are written by compaction only: once the journal holds kCompactAfter records
+// (or more than there are pods, or kCompactAfterBytes), Compact() writes every pod changed
+// since the last compaction durably, syncs pods/, and starts a new journal. Between
+// compactions a changed pod's file is the one of the last compaction (the journal holds what
+// changed since), so a mutation costs no file creation and rename. A crash at any point
+// leaves pod files that are current, stale or damaged only for pods the journal holds, and the
+// journal's records win at Load. The host compacts at a clean stop too.
 //
 // Locking. A mutation of pod P runs in three steps, under the compaction lock (shared; Compact
 // takes it exclusively) and P's writer lock (a per-pod mutex inside the store, see PodLocks):
 //   1. read P's current value under the global mutex and compute the new one (a copy: stored
 //      pods are immutable);
-//   2. append its record durably, then write P's file, with no global lock held;
+//   2. append its record durably, with no global lock held;
 //   3. publish the new value under the global mutex (a pointer swap) and release P's lock.
 // The global mutex is never held across encoding or I/O, so writers of different pods share
 // their journal syncs instead of queueing behind each other, and readers (Snapshot, GetPod,
@@ -197,18 +197,15 @@ class StateStore {
   Status UpdatePod(const std::string& uid, Edit&& edit);
   // Makes a journal record (EncodePodRecord) durable.
   Status AppendRecord(const rapidjson::Document& record);
-  // Brings pod `uid`'s file in line with `pod` (null: no file), durably or not.
-  Status SyncPodFile(const std::string& uid, const PodAllocation* pod, bool durable,
+  // Brings pod `uid`'s file in line with `pod` (null: no file) durably, except for a removal,
+  // whose directory the caller syncs (Compact).
+  Status SyncPodFile(const std::string& uid, const PodAllocation* pod,
                      const checkpoint::FaultHook& hook) const;
-  // SyncPodFile with the pod already encoded (`pod` is EncodePod's output, or null).
-  Status WritePodFile(const std::string& uid, const rapidjson::Value* pod, bool durable,
-                      const checkpoint::FaultHook& hook) const;
   // Pod uid -> checksum of its file's data, as read at Load.
   using FileChecksums = std::map<std::string, std::string>;
-  // Applies `journal`'s records to `pods` (Load); `stale` gets the pods whose files do not
-  // hold their last record.
+  // Applies `journal`'s records to `pods` (Load) and marks their pods dirty.
   Status ApplyJournal(const checkpoint::JournalContents& journal, const FileChecksums& checksums,
-                      PodResources& pods, std::set<std::string>& stale) QRM_REQUIRES(mu_);
+                      PodResources& pods) QRM_REQUIRES(mu_);
   // Whether pod `uid`'s file (per `checksums`) already holds what journal `record` says.
   static StatusOr<bool> FileHoldsRecord(const rapidjson::Value& record,
                                         const FileChecksums& checksums, const std::string& uid);

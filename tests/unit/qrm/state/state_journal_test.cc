@@ -30,6 +30,7 @@ using testutil::Exists;
 using testutil::LoadSample;
 using testutil::SampleState;
 using testutil::StateDir;
+using testutil::Store;
 
 uint64_t JournalRecords(const std::string& path) {
   auto read = checkpoint::ReadJournal(path);
@@ -42,8 +43,7 @@ Status PutWeb(StateStore& store, int cpus) {
                             Container("uid-a", "default", "web", "main", cpus));
 }
 
-TEST_CASE("a mutation is one durable journal record; the pod file follows unsynced",
-          "[state][journal]") {
+TEST_CASE("a mutation is one durable journal record and writes no pod file", "[state][journal]") {
   StateDir d;
   StateStore store(d.dir);
   LoadSample(store);
@@ -58,12 +58,13 @@ TEST_CASE("a mutation is one durable journal record; the pod file follows unsync
     return Status::Ok();
   });
   const uint64_t before = JournalRecords(store.JournalPath());
+  const auto files = d.Contents();
   REQUIRE(PutWeb(store, 6).ok());
   CHECK(journal_steps == std::vector<JournalStep>{JournalStep::kAppend, JournalStep::kSync});
-  CHECK(file_steps ==
-        std::vector<WriteStep>{WriteStep::kCreateTemp, WriteStep::kWriteTemp, WriteStep::kRename});
+  CHECK(file_steps.empty());
+  CHECK(d.Contents() == files);
   CHECK(JournalRecords(store.JournalPath()) == before + 1);
-  // The file shows the new value at once.
+  // A reader (a restarted host) sees the new value at once, from the journal.
   StateStore reader(d.dir);
   REQUIRE(reader.Load().ok());
   CHECK(SamePods(reader.Snapshot(), store.Snapshot()));
@@ -99,7 +100,8 @@ TEST_CASE("after a crash the journal wins over stale and damaged pod files", "[s
   CHECK(store.recovered_from_corruption());
   expected.erase("uid-b");
   CHECK(SamePods(store.Snapshot(), expected));
-  // The files now say what the journal says.
+  // The files say what the journal says after the next compaction.
+  REQUIRE(store.Compact().ok());
   CHECK_FALSE(Exists(d.Pod("uid-c")));
   StateStore again(d.dir);
   REQUIRE(again.Load().ok());
@@ -120,7 +122,7 @@ TEST_CASE("a restart after a process crash rewrites no pod file; compaction stil
     StateStore store(d.dir);
     LoadSample(store);
     REQUIRE(store.Compact().ok());
-    REQUIRE(PutWeb(store, 6).ok());  // journal record + unsynced file, as a crash leaves them
+    REQUIRE(PutWeb(store, 6).ok());  // in the journal only, as a crash leaves it
     expected = store.Snapshot();
   }
   const ino_t a = Inode(d.Pod("uid-a")), b = Inode(d.Pod("uid-b"));
@@ -128,11 +130,11 @@ TEST_CASE("a restart after a process crash rewrites no pod file; compaction stil
   REQUIRE(store.Load().ok());
   CHECK(SamePods(store.Snapshot(), expected));
   CHECK_FALSE(store.recovered_from_corruption());
-  // The files already say what the journal says: nothing is rewritten (a rewrite renames a
-  // new inode over the file).
+  // Nothing is rewritten at Load (a rewrite renames a new inode over the file): the journal
+  // keeps what the files lack.
   CHECK(Inode(d.Pod("uid-a")) == a);
   CHECK(Inode(d.Pod("uid-b")) == b);
-  // But uid-a's file may be in the page cache only: compaction writes it durably.
+  // Compaction writes uid-a's new value durably.
   std::vector<WriteStep> steps;
   store.SetFaultHookForTesting([&](WriteStep s) {
     steps.push_back(s);
@@ -148,7 +150,8 @@ TEST_CASE("a damaged pod file the journal holds comes back from its record", "[s
   PodResources expected;
   {
     StateStore store(d.dir);
-    LoadSample(store);  // every pod's latest value is in the journal
+    REQUIRE(store.Load().ok());
+    Store(store, SampleState());  // every pod's latest value is in the journal
     expected = store.Snapshot();
   }
   WriteFile(d.Pod("uid-b"), "");
@@ -162,7 +165,8 @@ TEST_CASE("compaction writes the changed pods durably and starts an empty journa
           "[state][journal]") {
   StateDir d;
   StateStore store(d.dir);
-  LoadSample(store);
+  REQUIRE(store.Load().ok());
+  Store(store, SampleState());
   REQUIRE(store.RemovePod("uid-c").ok());
   std::vector<WriteStep> steps;
   store.SetFaultHookForTesting([&](WriteStep s) {
@@ -272,6 +276,10 @@ TEST_CASE("a crash at any step of a mutation or a compaction leaves the old or t
     QRM_RETURN_IF_ERROR(PutWeb(s, 6));
     return s.Compact();
   };
+  const auto remove_then_compact = [](StateStore& s) {
+    QRM_RETURN_IF_ERROR(s.RemovePod("uid-b"));
+    return s.Compact();
+  };
   struct Case {
     const char* name;
     std::function<Status(StateStore&)> mutate;
@@ -282,12 +290,17 @@ TEST_CASE("a crash at any step of a mutation or a compaction leaves the old or t
   const std::vector<Case> cases = {
       {"put, before the record", put, JournalStep::kAppend, {}, false},
       {"put, before its sync", put, JournalStep::kSync, {}, true},
-      {"put, before the file's temp", put, {}, WriteStep::kCreateTemp, true},
-      {"put, before the file's rename", put, {}, WriteStep::kRename, true},
       {"remove, before the record", remove, JournalStep::kAppend, {}, false},
-      {"remove, before the unlink", remove, {}, WriteStep::kRename, true},
+      {"remove, before its sync", remove, JournalStep::kSync, {}, true},
+      {"compaction, before a file's temp", put_then_compact, {}, WriteStep::kCreateTemp, true},
       {"compaction, before a file's sync", put_then_compact, {}, WriteStep::kSyncTemp, true},
       {"compaction, before a file's rename", put_then_compact, {}, WriteStep::kRename, true},
+      {"compaction, before the directory's sync", put_then_compact, {}, WriteStep::kSyncDir, true},
+      {"compaction, before a removed pod's unlink",
+       remove_then_compact,
+       {},
+       WriteStep::kRename,
+       true},
   };
   for (const Case& c : cases) {
     INFO(c.name);

@@ -35,6 +35,7 @@ using testutil::Exists;
 using testutil::kSampleFiles;
 using testutil::ListDir;
 using testutil::LoadSample;
+using testutil::RecordCounter;
 using testutil::SampleState;
 using testutil::Sorted;
 using testutil::StateDir;
@@ -90,6 +91,8 @@ TEST_CASE("a realistic state round-trips through one file per pod", "[state]") {
     CHECK(store.GetPod("nope") == nullptr);
     CHECK(store.GetContainer("uid-a", "nope") == nullptr);
     CHECK(store.GetContainer("nope", "main") == nullptr);
+    CHECK(d.Files().empty());  // the journal holds them until a compaction
+    REQUIRE(store.Compact().ok());
   }
   CHECK(d.Files() == kSampleFiles);
 
@@ -181,6 +184,10 @@ TEST_CASE("pod uids that are not safe file names are refused", "[state]") {
                                  std::string(200, 'x'), std::string("a.b..c")}) {
     INFO(uid);
     REQUIRE(store.PutContainer(uid, "p", "n", "c", Container(uid, "n", "p", "c", 1)).ok());
+  }
+  REQUIRE(store.Compact().ok());
+  for (const std::string& uid : {std::string("0f8e3f9c-4a5b-4c1d-9e2f-1a2b3c4d5e6f"),
+                                 std::string(200, 'x'), std::string("a.b..c")}) {
     CHECK(Exists(d.Pod(uid)));
   }
   StateStore reloaded(d.dir);
@@ -188,7 +195,8 @@ TEST_CASE("pod uids that are not safe file names are refused", "[state]") {
   CHECK(reloaded.Snapshot().size() == 3);
 }
 
-TEST_CASE("a mutation writes its pod's file only", "[state]") {
+TEST_CASE("a mutation writes no pod file and the next compaction writes its pod's file only",
+          "[state]") {
   struct Mutation {
     const char* name;
     std::string uid;  // the pod it changes
@@ -228,6 +236,9 @@ TEST_CASE("a mutation writes its pod's file only", "[state]") {
     store.SetFaultHookForTesting(writes.Hook());
 
     REQUIRE(m.run(store).ok());
+    CHECK(writes.count() == 0);
+    CHECK(d.Contents() == before);  // the journal holds the change
+    REQUIRE(store.Compact().ok());
     CHECK(writes.count() == 1);
     const auto after = d.Contents();
     const std::string changed = m.uid + ".json";
@@ -254,7 +265,8 @@ TEST_CASE("a mutation writes its pod's file only", "[state]") {
   }
 }
 
-TEST_CASE("RemovePod is one durable journal record, then the pod's file goes", "[state]") {
+TEST_CASE("RemovePod is one durable journal record, and the pod's file goes at compaction",
+          "[state]") {
   StateDir d;
   StateStore store(d.dir);
   LoadSample(store);
@@ -271,9 +283,11 @@ TEST_CASE("RemovePod is one durable journal record, then the pod's file goes", "
   REQUIRE(store.RemovePod("uid-a").ok());
   CHECK(journal_steps == std::vector<checkpoint::JournalStep>{checkpoint::JournalStep::kAppend,
                                                               checkpoint::JournalStep::kSync});
-  CHECK(steps == std::vector<WriteStep>{WriteStep::kRename});  // the unlink, not synced
-  CHECK_FALSE(Exists(d.Pod("uid-a")));
+  CHECK(steps.empty());
+  CHECK(Exists(d.Pod("uid-a")));  // the journal's record wins over it at Load
   CHECK(store.GetPod("uid-a") == nullptr);
+  REQUIRE(store.Compact().ok());
+  CHECK(steps == std::vector<WriteStep>{WriteStep::kRename});  // the unlink
   CHECK(d.Files() == std::vector<std::string>{"uid-b.json", "uid-c.json"});
 
   // Gone for good, and removing it again writes nothing.
@@ -392,6 +406,7 @@ TEST_CASE("a corrupt pod file is moved aside and the other pods load", "[state][
   REQUIRE(reloaded.Load().ok());
   CHECK_FALSE(reloaded.recovered_from_corruption());
   CHECK(reloaded.Snapshot().size() == 3);
+  REQUIRE(reloaded.Compact().ok());
   CHECK(d.Files().size() == 4);
 }
 
@@ -538,8 +553,8 @@ TEST_CASE("ApplyChanges writes each affected pod once and skips vanished pods an
   StateStore store(d.dir);
   LoadSample(store);
   const auto files_before = d.Contents();
-  WriteCounter writes;
-  store.SetFaultHookForTesting(writes.Hook());
+  RecordCounter records;
+  store.SetJournalFaultHookForTesting(records.Hook());
 
   const auto nic_before = store.GetContainer("uid-b", "pg")->resources.at("nic");
   REQUIRE(store
@@ -554,8 +569,8 @@ TEST_CASE("ApplyChanges writes each affected pod once and skips vanished pods an
                   {"uid-a", "init", "cpu", CpuInfo("13", 1)},      // the later change wins
               })
               .ok());
-  CHECK(writes.count() == 2);  // uid-a and uid-b, once each
-  CHECK(d.Contents().at("uid-c.json") == files_before.at("uid-c.json"));
+  CHECK(records.count() == 2);          // uid-a and uid-b, once each
+  CHECK(d.Contents() == files_before);  // the files wait for the compaction
 
   const PodResources s = store.Snapshot();
   CHECK(s.at("uid-a")->containers.at("main").resources.at("cpu").allocation_result() == "4-7");
@@ -586,7 +601,7 @@ TEST_CASE("ApplyChanges writes each affected pod once and skips vanished pods an
               .ApplyChanges({{"uid-gone", "main", "cpu", CpuInfo("0-1", 2)},
                              {"uid-a", "main", "cpu", CpuInfo("4-7", 4)}})  // already so
               .ok());
-  CHECK(writes.count() == 2);
+  CHECK(records.count() == 2);
 }
 
 TEST_CASE("ApplyChanges keeps the pods it wrote when another pod's write fails",
@@ -603,8 +618,6 @@ TEST_CASE("ApplyChanges keeps the pods it wrote when another pod's write fails",
     }
     return Status::Ok();
   });
-  WriteCounter writes;
-  store.SetFaultHookForTesting(writes.Hook());
   std::set<std::string> failed;
   Status s = store.ApplyChanges({{"uid-a", "main", "cpu", CpuInfo("4-7", 4)},
                                  {"uid-b", "pg", "cpu", CpuInfo("8-11", 4)},
@@ -615,7 +628,6 @@ TEST_CASE("ApplyChanges keeps the pods it wrote when another pod's write fails",
   CHECK(appends == 3);  // all three were tried
   REQUIRE(failed.size() == 1);
   const std::string lost = *failed.begin();
-  CHECK(writes.count() == 2);  // the files of the two that were written
   const PodResources after = store.Snapshot();
   CHECK(after.at(lost) == before.at(lost));  // untouched
   for (const auto& [uid, pod] : after) {
@@ -642,7 +654,6 @@ TEST_CASE("ApplyChanges writes many pods, each once, sharing the journal's syncs
   }
   std::atomic<int> syncs{0};
   std::atomic<int> appends{0};
-  std::atomic<int> renames{0};
   store.SetJournalFaultHookForTesting([&](checkpoint::JournalStep step) {
     if (step == checkpoint::JournalStep::kAppend) ++appends;
     if (step == checkpoint::JournalStep::kSync) {
@@ -651,13 +662,8 @@ TEST_CASE("ApplyChanges writes many pods, each once, sharing the journal's syncs
     }
     return Status::Ok();
   });
-  store.SetFaultHookForTesting([&](WriteStep step) {
-    if (step == WriteStep::kRename) ++renames;
-    return Status::Ok();
-  });
   REQUIRE(store.ApplyChanges(changes).ok());
   CHECK(appends == kPods);
-  CHECK(renames == kPods);
   // Records written while a sync ran share the next one.
   CHECK(syncs < kPods / 2);
   store.SetJournalFaultHookForTesting(nullptr);
@@ -676,8 +682,8 @@ TEST_CASE("removing the last container keeps the pod and its affinity", "[state]
   StateDir d;
   StateStore store(d.dir);
   LoadSample(store);
-  WriteCounter writes;
-  store.SetFaultHookForTesting(writes.Hook());
+  RecordCounter writes;
+  store.SetJournalFaultHookForTesting(writes.Hook());
 
   REQUIRE(store.RemoveContainer("uid-a", "main").ok());
   REQUIRE(store.RemoveContainer("uid-a", "init").ok());
@@ -845,7 +851,7 @@ TEST_CASE("concurrent writers of different pods all persist", "[state][concurren
   }
   for (auto& th : threads) th.join();
   CHECK(failures == 0);
-  CHECK(ListDir(d.pods).size() == kThreads * kPodsPerThread);
+  CHECK(ListDir(d.pods).empty());  // the journal holds them all until a compaction
 
   StateStore reloaded(d.dir);
   REQUIRE(reloaded.Load().ok());
@@ -861,6 +867,8 @@ TEST_CASE("concurrent writers of different pods all persist", "[state][concurren
       CHECK(s.at(uid)->pod_affinity.has_value() == (i % 2 == 0));
     }
   }
+  REQUIRE(store.Compact().ok());
+  CHECK(ListDir(d.pods).size() == kThreads * kPodsPerThread);
 }
 
 }  // namespace

@@ -187,10 +187,12 @@ inline void Store(StateStore& store, const PodResources& state) {
   }
 }
 
-// A store in `dir`, loaded, holding the sample state.
+// A store in `dir`, loaded, holding the sample state, compacted (the pods are in their files
+// and the journal is empty).
 inline void LoadSample(StateStore& store) {
   REQUIRE(store.Load().ok());
   Store(store, SampleState());
+  REQUIRE(store.Compact().ok());
 }
 
 // Counts completed renames, i.e. durable writes (or removals) that reached the file.
@@ -203,6 +205,19 @@ struct WriteCounter {
     };
   }
   int count() const { return renames->load(); }
+};
+
+// Counts journal records appended, i.e. the mutations that reached the journal (each then
+// synced; the pod files wait for the compaction).
+struct RecordCounter {
+  std::shared_ptr<std::atomic<int>> appends = std::make_shared<std::atomic<int>>(0);
+  ::qrm::checkpoint::JournalFaultHook Hook() const {
+    return [appends = appends](::qrm::checkpoint::JournalStep step) {
+      if (step == ::qrm::checkpoint::JournalStep::kAppend) ++*appends;
+      return Status::Ok();
+    };
+  }
+  int count() const { return appends->load(); }
 };
 
 }  // namespace qrm::host::testutil
