@@ -6,8 +6,8 @@
 // synced, as the bundled plugins' default --state-sync host-replays). Every
 // admission is a new pod (a unique uid) requesting all three resources, so each one really
 // runs: 3 GetTopologyHints in parallel, the merge, 3 Allocate in parallel (3 plugin
-// journal appends) and the host checkpoint's durable write (one record in its journal, then
-// the new pod's file, unsynced). Pods are not removed, so the host checkpoint grows to
+// journal appends) and the host checkpoint's durable write (one record in its journal; the
+// pod files wait for the compaction). Pods are not removed, so the host checkpoint grows to
 // warm-up + N pods, as on a node that fills up.
 //
 // In the same run and the same directory, interleaved with the admissions, the floor: one
@@ -39,7 +39,7 @@
 
 #include "bench/host_bench_util.h"
 #include "checkpoint/checkpoint_file.h"
-#include "common/parallel_map.h"
+#include "qrm/registry/pending_call.h"
 #include "qrm/state/state_codec.h"
 
 namespace qrm::bench {
@@ -144,11 +144,10 @@ Samples Run(const Settings& s, const std::string& base, const std::string& tag) 
        FileSize(rig.host().state().PodPath(last_uid)), FileSize(rig.StateDir() + "/r0.json"),
        FileSize(floor_path));
 
-  // The RPC phases as Admit runs them: one plugin, then all three in parallel on a pool of
-  // the host's size (the Allocates persist in the plugins; RemovePod undoes them, untimed).
+  // The RPC phases as Admit runs them: one plugin, then all three at once on one completion
+  // queue (the Allocates persist in the plugins; RemovePod undoes them, untimed).
   std::vector<std::shared_ptr<host::PluginEndpoint>> endpoints;
   for (int k = 0; k < kPlugins; ++k) endpoints.push_back(rig.host().registry().Find(Resource(k)));
-  boost::asio::thread_pool pool(rig.Options().worker_threads);
   std::vector<double> hints_ms, allocate_ms, hints_fan_ms, allocate_fan_ms;
   std::vector<double> encode_ms, host_write_ms, floor_ms;
   const auto timeout = std::chrono::seconds(10);
@@ -171,31 +170,37 @@ Samples Run(const Settings& s, const std::string& base, const std::string& tag) 
     allocate_ms.push_back(Ms(Clock::now() - t0));
     if (!alloc.ok()) Die("diag allocate: " + alloc.status().ToString());
     t0 = Clock::now();
-    const std::vector<bool> hints_ok = ParallelMap<bool>(pool, kPlugins, [&](size_t k) {
-      return endpoints[k]->GetTopologyHints(per_plugin(k), timeout).ok();
-    });
+    {
+      grpc::CompletionQueue cq;
+      std::vector<std::unique_ptr<host::PluginEndpoint::HintsCall>> calls;
+      for (int k = 0; k < kPlugins; ++k) {
+        calls.push_back(endpoints[k]->StartGetTopologyHints(per_plugin(k), timeout, &cq));
+      }
+      host::AwaitCalls(cq, calls);
+      for (int k = 0; k < kPlugins; ++k) {
+        if (!endpoints[k]->FinishGetTopologyHints(*calls[k]).ok()) Die("diag: fanned-out hints");
+      }
+    }
     hints_fan_ms.push_back(Ms(Clock::now() - t0));
     t0 = Clock::now();
-    const std::vector<bool> allocate_ok = ParallelMap<bool>(pool, kPlugins, [&](size_t k) {
-      return endpoints[k]->Allocate(per_plugin(k), timeout).ok();
-    });
-    allocate_fan_ms.push_back(Ms(Clock::now() - t0));
-    for (size_t k = 0; k < kPlugins; ++k) {
-      if (!hints_ok[k] || !allocate_ok[k]) Die("diag: a fanned-out RPC failed");
+    {
+      grpc::CompletionQueue cq;
+      std::vector<std::unique_ptr<host::PluginEndpoint::AllocateCall>> calls;
+      for (int k = 0; k < kPlugins; ++k) {
+        calls.push_back(endpoints[k]->StartAllocate(per_plugin(k), timeout, &cq));
+      }
+      host::AwaitCalls(cq, calls);
+      for (int k = 0; k < kPlugins; ++k) {
+        if (!endpoints[k]->FinishAllocate(*calls[k]).ok()) Die("diag: fanned-out Allocate");
+      }
     }
+    allocate_fan_ms.push_back(Ms(Clock::now() - t0));
     for (auto& e : endpoints) {
       if (Status st = e->RemovePod(req.pod_uid(), timeout); !st.ok()) {
         Die("diag remove: " + st.ToString());
       }
     }
   }
-  std::vector<double> hop_ms;  // the pool alone: 3 empty tasks, posted and awaited
-  for (int i = 0; i < 200; ++i) {
-    const Clock::time_point t0 = Clock::now();
-    ParallelMap<bool>(pool, kPlugins, [](size_t) { return true; });
-    hop_ms.push_back(Ms(Clock::now() - t0));
-  }
-  pool.join();
   const std::shared_ptr<const host::PodAllocation> pod = rig.host().state().GetPod(last_uid);
   if (pod == nullptr) Die("pod " + last_uid + " is not in the host checkpoint");
   const std::string diag_path = rig.StateDir() + "/diag.json";
@@ -214,12 +219,11 @@ Samples Run(const Settings& s, const std::string& base, const std::string& tag) 
   Note(
       "P5{} breakdown (p50): GetTopologyHints RPC {:.3f} ms, x3 in parallel {:.3f} ms; "
       "Allocate RPC (the plugin's durable write included) {:.3f} ms, x3 in parallel {:.3f} ms; "
-      "ParallelMap of 3 empty tasks {:.3f} ms; host checkpoint file of one pod (of {}): encode "
+      "host checkpoint file of one pod (of {}): encode "
       "{:.3f} ms + checkpoint::Write {:.3f} ms (4 KiB floor now {:.3f} ms)",
       tag, Percentile(hints_ms, 0.5), Percentile(hints_fan_ms, 0.5), Percentile(allocate_ms, 0.5),
-      Percentile(allocate_fan_ms, 0.5), Percentile(hop_ms, 0.5),
-      rig.host().state().Snapshot().size(), Percentile(encode_ms, 0.5),
-      Percentile(host_write_ms, 0.5), Percentile(floor_ms, 0.5));
+      Percentile(allocate_fan_ms, 0.5), rig.host().state().Snapshot().size(),
+      Percentile(encode_ms, 0.5), Percentile(host_write_ms, 0.5), Percentile(floor_ms, 0.5));
   return out;
 }
 

@@ -102,6 +102,19 @@ Status ValidateAllocationInfo(const std::string& plugin, const std::string& reso
   return Status::Ok();
 }
 
+// One call per plugin, all sent at once from this thread on one completion queue
+// (pending_call.h says why not on the worker pool); the answers in the order of the calls.
+template <typename Call, typename Start, typename Finish>
+auto FanOut(size_t n, Start start, Finish finish) {
+  grpc::CompletionQueue cq;
+  std::vector<std::unique_ptr<Call>> calls;
+  for (size_t i = 0; i < n; ++i) calls.push_back(start(i, &cq));
+  AwaitCalls(cq, calls);
+  std::vector<decltype(finish(size_t{0}, *calls.front()))> answers;
+  for (size_t i = 0; i < n; ++i) answers.push_back(finish(i, *calls[i]));
+  return answers;
+}
+
 }  // namespace
 
 struct Admission::Target {
@@ -186,11 +199,15 @@ FailurePolicy Admission::PolicyFor(const ContainerRequest& request) const {
 StatusOr<topology::TopologyHint> Admission::ContainerAffinity(const ContainerRequest& request,
                                                               std::vector<Target>& targets) {
   const pb::ResourceRequest base = ToResourceRequest(request);
-  auto responses =
-      ParallelMap<StatusOr<pb::ResourceHintsResponse>>(workers_, targets.size(), [&](size_t i) {
+  auto responses = FanOut<PluginEndpoint::HintsCall>(
+      targets.size(),
+      [&](size_t i, grpc::CompletionQueue* cq) {
         pb::ResourceRequest req = base;
         req.set_resource_name(targets[i].resource);
-        return targets[i].endpoint->GetTopologyHints(req, options_.rpc_timeout);
+        return targets[i].endpoint->StartGetTopologyHints(req, options_.rpc_timeout, cq);
+      },
+      [&](size_t i, PluginEndpoint::HintsCall& call) {
+        return targets[i].endpoint->FinishGetTopologyHints(call);
       });
   std::vector<std::string> names;
   for (const auto& t : targets) names.push_back(t.resource);
@@ -215,11 +232,15 @@ StatusOr<topology::TopologyHint> Admission::PodAffinity(const ContainerRequest& 
   for (const auto& [k, v] : request.labels) (*base.mutable_labels())[k] = v;
   for (const auto& [k, v] : request.annotations) (*base.mutable_annotations())[k] = v;
 
-  auto responses =
-      ParallelMap<StatusOr<pb::PodResourceHintsResponse>>(workers_, targets.size(), [&](size_t i) {
+  auto responses = FanOut<PluginEndpoint::PodHintsCall>(
+      targets.size(),
+      [&](size_t i, grpc::CompletionQueue* cq) {
         pb::PodResourceRequest req = base;
         req.set_resource_name(targets[i].resource);
-        return targets[i].endpoint->GetPodTopologyHints(req, options_.rpc_timeout);
+        return targets[i].endpoint->StartGetPodTopologyHints(req, options_.rpc_timeout, cq);
+      },
+      [&](size_t i, PluginEndpoint::PodHintsCall& call) {
+        return targets[i].endpoint->FinishGetPodTopologyHints(call);
       });
   std::vector<std::string> names;
   for (const auto& t : targets) names.push_back(t.resource);
@@ -291,11 +312,15 @@ std::vector<StatusOr<pb::ResourceAllocationResponse>> Admission::AllocateOnPlugi
   for (const auto& t : targets) {
     if (!t.skipped) sent.push_back(t);
   }
-  return ParallelMap<StatusOr<pb::ResourceAllocationResponse>>(
-      workers_, sent.size(), [&](size_t i) {
+  return FanOut<PluginEndpoint::AllocateCall>(
+      sent.size(),
+      [&](size_t i, grpc::CompletionQueue* cq) {
         pb::ResourceRequest req = base;
         req.set_resource_name(sent[i].resource);
-        return sent[i].endpoint->Allocate(req, options_.rpc_timeout);
+        return sent[i].endpoint->StartAllocate(req, options_.rpc_timeout, cq);
+      },
+      [&](size_t i, PluginEndpoint::AllocateCall& call) {
+        return sent[i].endpoint->FinishAllocate(call);
       });
 }
 

@@ -3,7 +3,8 @@
 //  1. Re-admission: a container already in the host checkpoint gets its
 //     stored result; no plugin is called.
 //  2. Hints: every plugin serving a requested resource is asked for NUMA hints
-//     in parallel (per-RPC deadline); under the pod scope, pod-level hints are
+//     in parallel (per-RPC deadline; all sent at once from this thread, see
+//     qrm/registry/pending_call.h); under the pod scope, pod-level hints are
 //     asked once per pod and the pod's affinity is checkpointed.
 //  3. Merge under the topology policy; a rejection ends here, nothing allocated.
 //  4. Allocate on those plugins in parallel with the merged affinity.

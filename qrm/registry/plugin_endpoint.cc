@@ -105,22 +105,20 @@ void PluginEndpoint::RecordError(const Status& status) {
   }
 }
 
-template <typename Req, typename Resp, typename Method>
-StatusOr<Resp> PluginEndpoint::Call(const char* name, Method method, const Req& req, Timeout t) {
-  if (auto since = stopped_since()) {
-    return UnavailableError(fmt::format("resource plugin {} ({}) is stopped: {}", resource_,
-                                        socket_path_, last_error()));
-  }
-  grpc::ClientContext ctx;
-  ctx.set_deadline(std::chrono::system_clock::now() + t);
-  Resp resp;
-  metrics::Stopwatch watch;
-  const Status status = FromGrpcStatus(((*stub_).*method)(&ctx, req, &resp));
+Status PluginEndpoint::StoppedError() const {
+  return UnavailableError(
+      fmt::format("resource plugin {} ({}) is stopped: {}", resource_, socket_path_, last_error()));
+}
+
+template <typename Resp>
+StatusOr<Resp> PluginEndpoint::Outcome(const char* name, const grpc::Status& grpc_status, Resp resp,
+                                       double seconds) {
   metrics::Default()
       .GetHistogram("qrm_plugin_rpc_duration_seconds",
                     "Latency of calls to resource plugins, by resource and method.",
                     {{"resource", resource_}, {"method", name}})
-      .Observe(watch.Seconds());
+      .Observe(seconds);
+  const Status status = FromGrpcStatus(grpc_status);
   if (!status.ok()) {
     metrics::Default()
         .GetCounter("qrm_plugin_rpc_errors_total",
@@ -133,6 +131,31 @@ StatusOr<Resp> PluginEndpoint::Call(const char* name, Method method, const Req& 
     return status.WithContext(fmt::format("resource plugin {} {}", resource_, name));
   }
   return resp;
+}
+
+template <typename Req, typename Resp, typename Method>
+StatusOr<Resp> PluginEndpoint::Call(const char* name, Method method, const Req& req, Timeout t) {
+  if (stopped()) return StoppedError();
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + t);
+  Resp resp;
+  metrics::Stopwatch watch;
+  const grpc::Status status = ((*stub_).*method)(&ctx, req, &resp);
+  return Outcome(name, status, std::move(resp), watch.Seconds());
+}
+
+template <typename Req, typename Resp, typename AsyncMethod>
+std::unique_ptr<PendingCall<Resp>> PluginEndpoint::Start(AsyncMethod method, const Req& req,
+                                                         Timeout t, grpc::CompletionQueue* cq) {
+  auto call = std::make_unique<PendingCall<Resp>>();
+  if (stopped()) {
+    call->not_sent = StoppedError();
+    return call;
+  }
+  call->context.set_deadline(std::chrono::system_clock::now() + t);
+  call->reader = ((*stub_).*method)(&call->context, req, cq);
+  call->reader->Finish(&call->response, &call->status, call.get());
+  return call;
 }
 
 template <typename Resp>
@@ -156,31 +179,75 @@ StatusOr<Resp> PluginEndpoint::Checked(const char* name, StatusOr<Resp> answer,
   return error;
 }
 
-StatusOr<pb::ResourceHintsResponse> PluginEndpoint::GetTopologyHints(const pb::ResourceRequest& req,
-                                                                     Timeout t) {
-  auto answer = Call<pb::ResourceRequest, pb::ResourceHintsResponse>(
-      "GetTopologyHints", &pb::ResourcePlugin::Stub::GetTopologyHints, OwnResources(req), t);
+std::unique_ptr<PluginEndpoint::HintsCall> PluginEndpoint::StartGetTopologyHints(
+    const pb::ResourceRequest& req, Timeout t, grpc::CompletionQueue* cq) {
+  return Start<pb::ResourceRequest, pb::ResourceHintsResponse>(
+      &pb::ResourcePlugin::Stub::AsyncGetTopologyHints, OwnResources(req), t, cq);
+}
+
+StatusOr<pb::ResourceHintsResponse> PluginEndpoint::FinishGetTopologyHints(HintsCall& call) {
+  if (call.not_sent) return *call.not_sent;
+  auto answer = Outcome("GetTopologyHints", call.status, std::move(call.response), call.seconds);
   if (!answer.ok()) return answer;
   const Status valid = ValidateHintsAnswer(answer->resource_hints(), limits_);
   return Checked("GetTopologyHints", std::move(answer), valid);
 }
 
-StatusOr<pb::PodResourceHintsResponse> PluginEndpoint::GetPodTopologyHints(
-    const pb::PodResourceRequest& req, Timeout t) {
-  auto answer = Call<pb::PodResourceRequest, pb::PodResourceHintsResponse>(
-      "GetPodTopologyHints", &pb::ResourcePlugin::Stub::GetPodTopologyHints, OwnResources(req), t);
+std::unique_ptr<PluginEndpoint::PodHintsCall> PluginEndpoint::StartGetPodTopologyHints(
+    const pb::PodResourceRequest& req, Timeout t, grpc::CompletionQueue* cq) {
+  return Start<pb::PodResourceRequest, pb::PodResourceHintsResponse>(
+      &pb::ResourcePlugin::Stub::AsyncGetPodTopologyHints, OwnResources(req), t, cq);
+}
+
+StatusOr<pb::PodResourceHintsResponse> PluginEndpoint::FinishGetPodTopologyHints(
+    PodHintsCall& call) {
+  if (call.not_sent) return *call.not_sent;
+  auto answer = Outcome("GetPodTopologyHints", call.status, std::move(call.response), call.seconds);
   if (!answer.ok()) return answer;
   const Status valid = ValidateHintsAnswer(answer->resource_hints(), limits_);
   return Checked("GetPodTopologyHints", std::move(answer), valid);
 }
 
-StatusOr<pb::ResourceAllocationResponse> PluginEndpoint::Allocate(const pb::ResourceRequest& req,
-                                                                  Timeout t) {
-  auto answer = Call<pb::ResourceRequest, pb::ResourceAllocationResponse>(
-      "Allocate", &pb::ResourcePlugin::Stub::Allocate, OwnResources(req), t);
+std::unique_ptr<PluginEndpoint::AllocateCall> PluginEndpoint::StartAllocate(
+    const pb::ResourceRequest& req, Timeout t, grpc::CompletionQueue* cq) {
+  return Start<pb::ResourceRequest, pb::ResourceAllocationResponse>(
+      &pb::ResourcePlugin::Stub::AsyncAllocate, OwnResources(req), t, cq);
+}
+
+StatusOr<pb::ResourceAllocationResponse> PluginEndpoint::FinishAllocate(AllocateCall& call) {
+  if (call.not_sent) return *call.not_sent;
+  auto answer = Outcome("Allocate", call.status, std::move(call.response), call.seconds);
   if (!answer.ok()) return answer;
   const Status valid = ValidateAllocateAnswer(*answer, limits_);
   return Checked("Allocate", std::move(answer), valid);
+}
+
+// The blocking forms: one call on a queue of its own.
+StatusOr<pb::ResourceHintsResponse> PluginEndpoint::GetTopologyHints(const pb::ResourceRequest& req,
+                                                                     Timeout t) {
+  grpc::CompletionQueue cq;
+  std::vector<std::unique_ptr<HintsCall>> calls;
+  calls.push_back(StartGetTopologyHints(req, t, &cq));
+  AwaitCalls(cq, calls);
+  return FinishGetTopologyHints(*calls[0]);
+}
+
+StatusOr<pb::PodResourceHintsResponse> PluginEndpoint::GetPodTopologyHints(
+    const pb::PodResourceRequest& req, Timeout t) {
+  grpc::CompletionQueue cq;
+  std::vector<std::unique_ptr<PodHintsCall>> calls;
+  calls.push_back(StartGetPodTopologyHints(req, t, &cq));
+  AwaitCalls(cq, calls);
+  return FinishGetPodTopologyHints(*calls[0]);
+}
+
+StatusOr<pb::ResourceAllocationResponse> PluginEndpoint::Allocate(const pb::ResourceRequest& req,
+                                                                  Timeout t) {
+  grpc::CompletionQueue cq;
+  std::vector<std::unique_ptr<AllocateCall>> calls;
+  calls.push_back(StartAllocate(req, t, &cq));
+  AwaitCalls(cq, calls);
+  return FinishAllocate(*calls[0]);
 }
 
 Status PluginEndpoint::RemovePod(const std::string& pod_uid, Timeout t) {

@@ -33,6 +33,7 @@
 #include "common/mutex.h"
 #include "common/status.h"
 #include "qrm/registry/machine_limits.h"
+#include "qrm/registry/pending_call.h"
 
 namespace qrm::host {
 
@@ -61,6 +62,23 @@ class PluginEndpoint {
   void MarkStopped(const std::string& reason);
 
   using Timeout = std::chrono::milliseconds;
+
+  // The admission calls, sent on the caller's completion queue (pending_call.h): Start sends
+  // (or, for a stopped plugin, records why not), AwaitCalls waits, Finish returns what the
+  // blocking call below would have.
+  using HintsCall = PendingCall<pb::ResourceHintsResponse>;
+  using PodHintsCall = PendingCall<pb::PodResourceHintsResponse>;
+  using AllocateCall = PendingCall<pb::ResourceAllocationResponse>;
+  std::unique_ptr<HintsCall> StartGetTopologyHints(const pb::ResourceRequest& req, Timeout t,
+                                                   grpc::CompletionQueue* cq);
+  StatusOr<pb::ResourceHintsResponse> FinishGetTopologyHints(HintsCall& call);
+  std::unique_ptr<PodHintsCall> StartGetPodTopologyHints(const pb::PodResourceRequest& req,
+                                                         Timeout t, grpc::CompletionQueue* cq);
+  StatusOr<pb::PodResourceHintsResponse> FinishGetPodTopologyHints(PodHintsCall& call);
+  std::unique_ptr<AllocateCall> StartAllocate(const pb::ResourceRequest& req, Timeout t,
+                                              grpc::CompletionQueue* cq);
+  StatusOr<pb::ResourceAllocationResponse> FinishAllocate(AllocateCall& call);
+
   StatusOr<pb::ResourceHintsResponse> GetTopologyHints(const pb::ResourceRequest& req, Timeout t);
   StatusOr<pb::PodResourceHintsResponse> GetPodTopologyHints(const pb::PodResourceRequest& req,
                                                              Timeout t);
@@ -76,6 +94,14 @@ class PluginEndpoint {
  private:
   template <typename Req, typename Resp, typename Method>
   StatusOr<Resp> Call(const char* name, Method method, const Req& req, Timeout t);
+  template <typename Req, typename Resp, typename AsyncMethod>
+  std::unique_ptr<PendingCall<Resp>> Start(AsyncMethod method, const Req& req, Timeout t,
+                                           grpc::CompletionQueue* cq);
+  // A completed call's answer, counted and timed as Call does.
+  template <typename Resp>
+  StatusOr<Resp> Outcome(const char* name, const grpc::Status& status, Resp resp, double seconds);
+  // The error of a call to this plugin while it is stopped.
+  Status StoppedError() const;
   void RecordError(const Status& status);
   // `req` with resource_requests cut down to owned_.
   template <typename Req>
