@@ -2,7 +2,9 @@
 // in the same run, interleaved call by call (paired_timing.h):
 //
 //   P3_Version, P3_ListContainers (50 containers): pass-through calls;
-//   P4: pod start with the three plugins admitting it (pod_start_bench.h).
+//   P4: pod start with the three plugins admitting it (pod_start_bench.h);
+//   P4_null: the same comparison with both paths direct (an A/A run: containerd's own spread
+//            of one run's ratio, the floor under P4's per-run figures).
 //
 // Each prints "<id> <shim median> ms ratio=<shim/direct medians>" and "<id>_p90 ..." on
 // stdout (scripts/bench's contract) and both paths' median and p90 as a note on stderr.
@@ -187,6 +189,13 @@ int main(int argc, char** argv) {
     pod_config.pods = config.pod_rounds;
     pod_config.runs = config.pod_runs;
     if (!qrm::bench::ComparePodStart(pod_config, dir, host, direct, through)) return 1;
+  }
+  if (config.pod_rounds > 0 && config.Wants("P4_null")) {
+    qrm::bench::PodStartConfig null_config;
+    null_config.pods = config.pod_rounds;
+    null_config.runs = config.pod_runs;
+    null_config.null_run = true;
+    if (!qrm::bench::ComparePodStart(null_config, dir, host, direct, through)) return 1;
   }
 
   (*shim)->Stop();

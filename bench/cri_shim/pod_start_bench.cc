@@ -158,24 +158,30 @@ bool MeasureRun(const PodStartConfig& config, int run, qrm::e2e::CriClient& dire
 bool ComparePodStart(const PodStartConfig& config, qrm::testing::TempDir& dir,
                      qrm::host::Host& host, qrm::e2e::CriClient& direct,
                      qrm::e2e::CriClient& shim) {
-  auto plugins = StartPlugins(dir);
-  if (!qrm::testing::WaitFor([&] {
-        return host.registry().Find("cpu") && host.registry().Find("memory") &&
-               host.registry().Find("qrm.io/nic");
-      })) {
-    std::fprintf(stderr, "P4: the plugins did not register\n");
-    return false;
+  std::vector<std::unique_ptr<qrm::testing::ChildProcess>> plugins;
+  if (!config.null_run) {
+    plugins = StartPlugins(dir);
+    if (!qrm::testing::WaitFor([&] {
+          return host.registry().Find("cpu") && host.registry().Find("memory") &&
+                 host.registry().Find("qrm.io/nic");
+        })) {
+      std::fprintf(stderr, "P4: the plugins did not register\n");
+      return false;
+    }
   }
+  const std::string id = config.null_run ? "P4_null" : "P4";
+  qrm::e2e::CriClient& second = config.null_run ? direct : shim;
   // The target holds in every one of several consecutive runs, not just on average: each run
   // is printed (P4_run<i>), then the worst and all runs pooled (P4).
   RunResult pooled;
   double worst = 0;
   for (int run = 1; run <= config.runs; ++run) {
     RunResult result;
-    if (!MeasureRun(config, run, direct, shim, &result)) return false;
+    if (!MeasureRun(config, run, direct, second, &result)) return false;
     const double ratio = Quantile(result.total.shim, 0.5) / Quantile(result.total.direct, 0.5);
     worst = std::max(worst, ratio);
-    std::printf("P4_run%d %.4f ms ratio=%.3f\n", run, Quantile(result.total.shim, 0.5), ratio);
+    std::printf("%s_run%d %.4f ms ratio=%.3f\n", id.c_str(), run, Quantile(result.total.shim, 0.5),
+                ratio);
     std::fflush(stdout);
     for (size_t i = 0; i < result.steps.size(); ++i) {
       Append(result.steps[i], &pooled.steps[i]);
@@ -183,10 +189,11 @@ bool ComparePodStart(const PodStartConfig& config, qrm::testing::TempDir& dir,
     Append(result.total, &pooled.total);
     Accumulate({}, result.timers, &pooled.timers);
   }
-  PrintBreakdown(pooled.steps, pooled.timers, config.pods * config.runs);
-  std::printf("P4_worst_run %.3f x ratio=%.3f\n", worst, worst);
-  PrintComparison("P4", pooled.total,
-                  ", RunPodSandbox+CreateContainer+StartContainer, 3 plugins, " +
+  if (!config.null_run) PrintBreakdown(pooled.steps, pooled.timers, config.pods * config.runs);
+  std::printf("%s_worst_run %.3f x ratio=%.3f\n", id.c_str(), worst, worst);
+  PrintComparison(id, pooled.total,
+                  std::string(", RunPodSandbox+CreateContainer+StartContainer, ") +
+                      (config.null_run ? "both paths direct" : "3 plugins") + ", " +
                       std::to_string(config.runs) + " runs pooled");
   return true;
 }

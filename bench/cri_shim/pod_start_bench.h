@@ -17,11 +17,14 @@ struct PodStartConfig {
   int warmup = 2;  // pods per path before timing
   int pods = 20;   // timed pods per path, in each run
   int runs = 5;    // consecutive runs, each printed (P4_run<i>)
+  // An A/A run (figures P4_null...): both paths go directly to containerd and no plugin is
+  // started, so each run's ratio shows the spread containerd alone gives one run's figure.
+  bool null_run = false;
 };
 
 // Starts the three plugins (children of this process, state under `dir`), waits for them to
 // register with `host`, and runs the comparison. False (with a message on stderr) if a
-// plugin or a pod fails.
+// plugin or a pod fails. A null run calls neither the plugins nor `shim`.
 bool ComparePodStart(const PodStartConfig& config, qrm::testing::TempDir& dir,
                      qrm::host::Host& host, qrm::e2e::CriClient& direct, qrm::e2e::CriClient& shim);
 
