@@ -35,9 +35,12 @@ int64_t Whole(double amount) {
 rapidjson::Document StateData(const std::string& node, const std::set<std::string>& names) {
   rapidjson::Document doc(rapidjson::kObjectType);
   auto& a = doc.GetAllocator();
-  doc.AddMember("node", rapidjson::Value(node.c_str(), a), a);
+  const auto text = [&a](const std::string& s) {
+    return rapidjson::Value(s.data(), static_cast<rapidjson::SizeType>(s.size()), a);
+  };
+  doc.AddMember("node", text(node), a);
   rapidjson::Value list(rapidjson::kArrayType);
-  for (const std::string& n : names) list.PushBack(rapidjson::Value(n.c_str(), a), a);
+  for (const std::string& n : names) list.PushBack(text(n), a);
   doc.AddMember("published", list, a);
   return doc;
 }
@@ -83,14 +86,15 @@ void ExtendedResourcePublisher::Load() {
   }
   const rapidjson::Value& data = file->data;
   const bool same_node =
-      data.HasMember("node") && data["node"].IsString() && node_name_ == data["node"].GetString();
+      data.HasMember("node") && data["node"].IsString() &&
+      node_name_ == std::string(data["node"].GetString(), data["node"].GetStringLength());
   if (!same_node || !data.HasMember("published") || !data["published"].IsArray()) {
     log_->warn("node={}: {} was written for another node or is malformed: ignored", node_name_,
                state_file_);
     return;
   }
   for (const auto& v : data["published"].GetArray()) {
-    if (v.IsString()) published_.insert(v.GetString());
+    if (v.IsString()) published_.insert(std::string(v.GetString(), v.GetStringLength()));
   }
 }
 

@@ -12,7 +12,9 @@ namespace rj = rapidjson;
 
 void AddString(rj::Value& object, const char* key, const std::string& value,
                rj::Document::AllocatorType& a) {
-  object.AddMember(rj::StringRef(key), rj::Value(value.c_str(), a), a);
+  // Length-aware: a NUL inside a value (a reason is free text) is kept, not cut there.
+  object.AddMember(rj::StringRef(key),
+                   rj::Value(value.data(), static_cast<rj::SizeType>(value.size()), a), a);
 }
 
 rj::Value EncodeOne(const CpuThrottle& t, rj::Document::AllocatorType& a) {

@@ -36,6 +36,21 @@ TEST_CASE("the throttle file round-trips", "[throttle]") {
   CHECK(*back == std::vector<CpuThrottle>{Sample(), restoring});
 }
 
+// The API takes any pod uid and container name (only the owner and reason are plain text): one
+// with a NUL byte must come back whole, or the throttle would be restored onto another pod.
+TEST_CASE("a pod uid and container name with a NUL byte round-trip whole", "[throttle]") {
+  CpuThrottle t = Sample();
+  t.pod_uid = std::string("uid\0tail", 8);
+  t.container = std::string("app\0x", 5);
+  rapidjson::Document d;
+  EncodeThrottles({t}, d);
+  auto back = DecodeThrottles(d);
+  REQUIRE(back.ok());
+  REQUIRE(back->size() == 1);
+  CHECK(back->front().pod_uid.size() == 8);
+  CHECK(back->front() == t);
+}
+
 TEST_CASE("a damaged throttle file names the location", "[throttle]") {
   const std::string good =
       R"({"pod_uid":"u","container":"c","quota_us":5000,"period_us":100000,)"
