@@ -158,6 +158,16 @@ std::unique_ptr<PendingCall<Resp>> PluginEndpoint::Start(AsyncMethod method, con
   return call;
 }
 
+template <typename Resp, typename Validate>
+StatusOr<Resp> PluginEndpoint::Finish(const char* name, PendingCall<Resp>& call,
+                                      Validate validate) {
+  if (call.not_sent) return *call.not_sent;
+  auto answer = Outcome(name, call.status, std::move(call.response), call.seconds);
+  if (!answer.ok()) return answer;
+  const Status valid = validate(*answer);
+  return Checked(name, std::move(answer), valid);
+}
+
 template <typename Resp>
 StatusOr<Resp> PluginEndpoint::Checked(const char* name, StatusOr<Resp> answer,
                                        const Status& validation) {
@@ -186,11 +196,9 @@ std::unique_ptr<PluginEndpoint::HintsCall> PluginEndpoint::StartGetTopologyHints
 }
 
 StatusOr<pb::ResourceHintsResponse> PluginEndpoint::FinishGetTopologyHints(HintsCall& call) {
-  if (call.not_sent) return *call.not_sent;
-  auto answer = Outcome("GetTopologyHints", call.status, std::move(call.response), call.seconds);
-  if (!answer.ok()) return answer;
-  const Status valid = ValidateHintsAnswer(answer->resource_hints(), limits_);
-  return Checked("GetTopologyHints", std::move(answer), valid);
+  return Finish("GetTopologyHints", call, [&](const pb::ResourceHintsResponse& answer) {
+    return ValidateHintsAnswer(answer.resource_hints(), limits_);
+  });
 }
 
 std::unique_ptr<PluginEndpoint::PodHintsCall> PluginEndpoint::StartGetPodTopologyHints(
@@ -201,11 +209,9 @@ std::unique_ptr<PluginEndpoint::PodHintsCall> PluginEndpoint::StartGetPodTopolog
 
 StatusOr<pb::PodResourceHintsResponse> PluginEndpoint::FinishGetPodTopologyHints(
     PodHintsCall& call) {
-  if (call.not_sent) return *call.not_sent;
-  auto answer = Outcome("GetPodTopologyHints", call.status, std::move(call.response), call.seconds);
-  if (!answer.ok()) return answer;
-  const Status valid = ValidateHintsAnswer(answer->resource_hints(), limits_);
-  return Checked("GetPodTopologyHints", std::move(answer), valid);
+  return Finish("GetPodTopologyHints", call, [&](const pb::PodResourceHintsResponse& answer) {
+    return ValidateHintsAnswer(answer.resource_hints(), limits_);
+  });
 }
 
 std::unique_ptr<PluginEndpoint::AllocateCall> PluginEndpoint::StartAllocate(
@@ -215,39 +221,44 @@ std::unique_ptr<PluginEndpoint::AllocateCall> PluginEndpoint::StartAllocate(
 }
 
 StatusOr<pb::ResourceAllocationResponse> PluginEndpoint::FinishAllocate(AllocateCall& call) {
-  if (call.not_sent) return *call.not_sent;
-  auto answer = Outcome("Allocate", call.status, std::move(call.response), call.seconds);
-  if (!answer.ok()) return answer;
-  const Status valid = ValidateAllocateAnswer(*answer, limits_);
-  return Checked("Allocate", std::move(answer), valid);
+  return Finish("Allocate", call, [&](const pb::ResourceAllocationResponse& answer) {
+    return ValidateAllocateAnswer(answer, limits_);
+  });
 }
 
-// The blocking forms: one call on a queue of its own.
+namespace {
+
+// One call on a queue of its own: the blocking forms of the admission calls.
+template <typename Call, typename StartCall, typename FinishCall>
+auto CallAndWait(StartCall start, FinishCall finish) {
+  grpc::CompletionQueue cq;
+  std::vector<std::unique_ptr<Call>> calls;
+  calls.push_back(start(&cq));
+  AwaitCalls(cq, calls);
+  return finish(*calls.front());
+}
+
+}  // namespace
+
 StatusOr<pb::ResourceHintsResponse> PluginEndpoint::GetTopologyHints(const pb::ResourceRequest& req,
                                                                      Timeout t) {
-  grpc::CompletionQueue cq;
-  std::vector<std::unique_ptr<HintsCall>> calls;
-  calls.push_back(StartGetTopologyHints(req, t, &cq));
-  AwaitCalls(cq, calls);
-  return FinishGetTopologyHints(*calls[0]);
+  return CallAndWait<HintsCall>(
+      [&](grpc::CompletionQueue* cq) { return StartGetTopologyHints(req, t, cq); },
+      [&](HintsCall& call) { return FinishGetTopologyHints(call); });
 }
 
 StatusOr<pb::PodResourceHintsResponse> PluginEndpoint::GetPodTopologyHints(
     const pb::PodResourceRequest& req, Timeout t) {
-  grpc::CompletionQueue cq;
-  std::vector<std::unique_ptr<PodHintsCall>> calls;
-  calls.push_back(StartGetPodTopologyHints(req, t, &cq));
-  AwaitCalls(cq, calls);
-  return FinishGetPodTopologyHints(*calls[0]);
+  return CallAndWait<PodHintsCall>(
+      [&](grpc::CompletionQueue* cq) { return StartGetPodTopologyHints(req, t, cq); },
+      [&](PodHintsCall& call) { return FinishGetPodTopologyHints(call); });
 }
 
 StatusOr<pb::ResourceAllocationResponse> PluginEndpoint::Allocate(const pb::ResourceRequest& req,
                                                                   Timeout t) {
-  grpc::CompletionQueue cq;
-  std::vector<std::unique_ptr<AllocateCall>> calls;
-  calls.push_back(StartAllocate(req, t, &cq));
-  AwaitCalls(cq, calls);
-  return FinishAllocate(*calls[0]);
+  return CallAndWait<AllocateCall>(
+      [&](grpc::CompletionQueue* cq) { return StartAllocate(req, t, cq); },
+      [&](AllocateCall& call) { return FinishAllocate(call); });
 }
 
 Status PluginEndpoint::RemovePod(const std::string& pod_uid, Timeout t) {

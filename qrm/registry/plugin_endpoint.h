@@ -97,6 +97,9 @@ class PluginEndpoint {
   template <typename Req, typename Resp, typename AsyncMethod>
   std::unique_ptr<PendingCall<Resp>> Start(AsyncMethod method, const Req& req, Timeout t,
                                            grpc::CompletionQueue* cq);
+  // A completed call's answer, validated by `validate` (answer -> Status).
+  template <typename Resp, typename Validate>
+  StatusOr<Resp> Finish(const char* name, PendingCall<Resp>& call, Validate validate);
   // A completed call's answer, counted and timed as Call does.
   template <typename Resp>
   StatusOr<Resp> Outcome(const char* name, const grpc::Status& status, Resp resp, double seconds);
