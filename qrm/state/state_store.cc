@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include "checkpoint/canonical_json.h"
-#include "checkpoint/checksum.h"
 #include "common/log.h"
 #include "common/metrics/metrics.h"
 #include "qrm/state/state_codec.h"
@@ -98,18 +97,11 @@ StatusOr<std::string> MoveAside(const std::string& path, std::string_view what) 
   return target;
 }
 
-// A pod file as read at load, with the checksum of its data (a journal record holding the same
-// pod data has the same checksum: the file is already up to date).
-struct LoadedPodFile {
-  PodAllocation pod;
-  std::string checksum;
-};
-
 // One pod file of the pods directory: its pod, or nullopt when it is to be left out (gone
 // since the listing, or corrupt or of another version and moved aside: `corrupt` says why).
 // Errors stop the load: a file that cannot be moved aside, or one whose valid checksum covers
 // content qrm never writes.
-StatusOr<std::optional<LoadedPodFile>> LoadPodFile(const std::string& pods_dir,
+StatusOr<std::optional<PodAllocation>> LoadPodFile(const std::string& pods_dir,
                                                    const std::string& name,
                                                    std::vector<std::string>& corrupt) {
   const std::string path = pods_dir + "/" + name;
@@ -127,14 +119,14 @@ StatusOr<std::optional<LoadedPodFile>> LoadPodFile(const std::string& pods_dir,
   StatusOr<checkpoint::Checkpoint> cp = checkpoint::Read(path, options);
   if (!cp.ok()) {
     const Status& s = cp.status();
-    if (checkpoint::IsMissing(s)) return std::optional<LoadedPodFile>();  // removed since
+    if (checkpoint::IsMissing(s)) return std::optional<PodAllocation>();  // removed since
     if (checkpoint::IsUnsupportedVersion(s)) {
       // Another qrm's file (older or newer): kept for it, but out of our way, so this
       // host starts and rebuilds the pod from the plugins and the runtime.
       StatusOr<std::string> aside = MoveAside(path, "unsupported-version");
       if (!aside.ok()) return s.WithContext(aside.status().message());
       corrupt.push_back(fmt::format("{}; moved aside to {}", s.message(), *aside));
-      return std::optional<LoadedPodFile>();
+      return std::optional<PodAllocation>();
     }
     if (!checkpoint::IsCorrupt(s)) return s;
     // Leaving the pod out is only safe if the evidence was moved aside; otherwise our
@@ -142,7 +134,7 @@ StatusOr<std::optional<LoadedPodFile>> LoadPodFile(const std::string& pods_dir,
     struct stat st;
     if (::stat(path.c_str(), &st) == 0) return s;
     corrupt.push_back(s.message());
-    return std::optional<LoadedPodFile>();
+    return std::optional<PodAllocation>();
   }
   StatusOr<PodAllocation> pod = DecodePod(cp->data);
   if (!pod.ok()) {
@@ -157,7 +149,7 @@ StatusOr<std::optional<LoadedPodFile>> LoadPodFile(const std::string& pods_dir,
         "place (qrm never writes such a file)",
         path, pod->uid, uid));
   }
-  return std::optional<LoadedPodFile>(LoadedPodFile{std::move(*pod), std::move(cp->checksum)});
+  return std::optional<PodAllocation>(std::move(*pod));
 }
 
 // Runs task(0) .. task(n - 1) on up to `threads` threads (this one included): durable writes
@@ -244,21 +236,18 @@ Status StateStore::Load() {
   if (!names.ok()) return names.status();
 
   PodResources pods;
-  FileChecksums checksums;
   std::vector<std::string> corrupt;
   for (const std::string& name : *names) {
     // Temp files start with '.'; quarantined files end in .corrupt-<time>[.N].
     if (name.starts_with('.') || !name.ends_with(kSuffix)) continue;
-    QRM_ASSIGN_OR_RETURN(std::optional<LoadedPodFile> file, LoadPodFile(pods_dir_, name, corrupt));
-    if (!file) continue;
-    PodAllocation& pod = file->pod;
-    for (auto& [container_name, container] : pod.containers) CacheResourceBytes(container);
-    const std::string uid = pod.uid;
-    checksums.emplace(uid, std::move(file->checksum));
-    pods.emplace(uid, std::make_shared<const PodAllocation>(std::move(pod)));
+    QRM_ASSIGN_OR_RETURN(std::optional<PodAllocation> pod, LoadPodFile(pods_dir_, name, corrupt));
+    if (!pod) continue;
+    for (auto& [container_name, container] : pod->containers) CacheResourceBytes(container);
+    const std::string uid = pod->uid;
+    pods.emplace(uid, std::make_shared<const PodAllocation>(std::move(*pod)));
   }
   if (!corrupt.empty()) CountCorrupt("host", corrupt.size());
-  QRM_RETURN_IF_ERROR(LoadJournal(pods, checksums, corrupt));
+  QRM_RETURN_IF_ERROR(LoadJournal(pods, corrupt));
   pods_ = std::move(pods);
   if (!corrupt.empty()) {
     recovered_ = true;
@@ -270,8 +259,7 @@ Status StateStore::Load() {
   return Status::Ok();
 }
 
-Status StateStore::LoadJournal(PodResources& pods, const FileChecksums& checksums,
-                               std::vector<std::string>& corrupt) {
+Status StateStore::LoadJournal(PodResources& pods, std::vector<std::string>& corrupt) {
   const std::string path = JournalPath();
   StatusOr<checkpoint::JournalContents> read = checkpoint::ReadJournal(path);
   if (!read.ok() && !checkpoint::IsMissing(read.status())) {
@@ -281,7 +269,7 @@ Status StateStore::LoadJournal(PodResources& pods, const FileChecksums& checksum
     corrupt.push_back(fmt::format("{}; moved aside to {}", read.status().message(), aside));
     CountCorrupt("host-journal", 1);
   }
-  if (read.ok()) QRM_RETURN_IF_ERROR(ApplyJournal(*read, checksums, pods));
+  if (read.ok()) QRM_RETURN_IF_ERROR(ApplyJournal(*read, pods));
   next_generation_ = (read.ok() ? read->generation : 0) + 1;
   auto writer = read.ok() ? checkpoint::JournalWriter::Continue(path, *read, JournalOptions())
                           : checkpoint::JournalWriter::Start(path, 1, JournalOptions());
@@ -300,8 +288,7 @@ Status StateStore::LoadJournal(PodResources& pods, const FileChecksums& checksum
   return Status::Ok();
 }
 
-Status StateStore::ApplyJournal(const checkpoint::JournalContents& journal,
-                                const FileChecksums& checksums, PodResources& pods) {
+Status StateStore::ApplyJournal(const checkpoint::JournalContents& journal, PodResources& pods) {
   // Each record is a pod's whole value: only a pod's last record counts, so only that one is
   // decoded (a pod that grew container by container has a record per container).
   std::map<std::string, size_t> last;
@@ -320,26 +307,12 @@ Status StateStore::ApplyJournal(const checkpoint::JournalContents& journal,
     last[*uid] = i;
   }
   for (const auto& [uid, i] : last) {
-    // Compaction must make every pod the journal holds durable in its file, even one whose
-    // file already says the same (it may be in the page cache only).
+    // The next compaction writes every pod the journal holds to its file.
     dirty_.insert(uid);
-    StatusOr<bool> current = FileHoldsRecord(journal.records[i], checksums, uid);
-    if (!current.ok()) return bad(i, current.status());
-    if (*current) continue;
     StatusOr<std::string> applied = ApplyPodRecord(journal.records[i], pods);
     if (!applied.ok()) return bad(i, applied.status());
   }
   return Status::Ok();
-}
-
-StatusOr<bool> StateStore::FileHoldsRecord(const rapidjson::Value& record,
-                                           const FileChecksums& checksums, const std::string& uid) {
-  const auto file = checksums.find(uid);
-  const auto data = record.FindMember("pod");
-  if (data == record.MemberEnd()) return file == checksums.end();  // removed, and no file
-  if (file == checksums.end()) return false;
-  QRM_ASSIGN_OR_RETURN(const std::string canonical, checkpoint::CanonicalJson(data->value));
-  return checkpoint::FormatChecksum(canonical) == file->second;
 }
 
 checkpoint::JournalOptions StateStore::JournalOptions() {

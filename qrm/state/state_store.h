@@ -201,17 +201,11 @@ class StateStore {
   // whose directory the caller syncs (Compact).
   Status SyncPodFile(const std::string& uid, const PodAllocation* pod,
                      const checkpoint::FaultHook& hook) const;
-  // Pod uid -> checksum of its file's data, as read at Load.
-  using FileChecksums = std::map<std::string, std::string>;
   // Applies `journal`'s records to `pods` (Load) and marks their pods dirty.
-  Status ApplyJournal(const checkpoint::JournalContents& journal, const FileChecksums& checksums,
-                      PodResources& pods) QRM_REQUIRES(mu_);
-  // Whether pod `uid`'s file (per `checksums`) already holds what journal `record` says.
-  static StatusOr<bool> FileHoldsRecord(const rapidjson::Value& record,
-                                        const FileChecksums& checksums, const std::string& uid);
+  Status ApplyJournal(const checkpoint::JournalContents& journal, PodResources& pods)
+      QRM_REQUIRES(mu_);
   // Load's second half: applies the journal's records to `pods` and opens it for appending.
-  Status LoadJournal(PodResources& pods, const FileChecksums& checksums,
-                     std::vector<std::string>& corrupt) QRM_REQUIRES(mu_);
+  Status LoadJournal(PodResources& pods, std::vector<std::string>& corrupt) QRM_REQUIRES(mu_);
   checkpoint::JournalOptions JournalOptions();
   // OK once a journal is open for appending; otherwise Compact (which starts one).
   Status EnsureJournal();
