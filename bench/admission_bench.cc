@@ -170,31 +170,28 @@ Samples Run(const Settings& s, const std::string& base, const std::string& tag) 
     allocate_ms.push_back(Ms(Clock::now() - t0));
     if (!alloc.ok()) Die("diag allocate: " + alloc.status().ToString());
     t0 = Clock::now();
-    {
-      grpc::CompletionQueue cq;
-      std::vector<std::unique_ptr<host::PluginEndpoint::HintsCall>> calls;
-      for (int k = 0; k < kPlugins; ++k) {
-        calls.push_back(endpoints[k]->StartGetTopologyHints(per_plugin(k), timeout, &cq));
-      }
-      host::AwaitCalls(cq, calls);
-      for (int k = 0; k < kPlugins; ++k) {
-        if (!endpoints[k]->FinishGetTopologyHints(*calls[k]).ok()) Die("diag: fanned-out hints");
-      }
-    }
+    const auto hints_ok = host::FanOut<host::PluginEndpoint::HintsCall>(
+        kPlugins,
+        [&](size_t k, grpc::CompletionQueue* cq) {
+          return endpoints[k]->StartGetTopologyHints(per_plugin(k), timeout, cq);
+        },
+        [&](size_t k, host::PluginEndpoint::HintsCall& call) {
+          return endpoints[k]->FinishGetTopologyHints(call).ok();
+        });
     hints_fan_ms.push_back(Ms(Clock::now() - t0));
     t0 = Clock::now();
-    {
-      grpc::CompletionQueue cq;
-      std::vector<std::unique_ptr<host::PluginEndpoint::AllocateCall>> calls;
-      for (int k = 0; k < kPlugins; ++k) {
-        calls.push_back(endpoints[k]->StartAllocate(per_plugin(k), timeout, &cq));
-      }
-      host::AwaitCalls(cq, calls);
-      for (int k = 0; k < kPlugins; ++k) {
-        if (!endpoints[k]->FinishAllocate(*calls[k]).ok()) Die("diag: fanned-out Allocate");
-      }
-    }
+    const auto allocate_ok = host::FanOut<host::PluginEndpoint::AllocateCall>(
+        kPlugins,
+        [&](size_t k, grpc::CompletionQueue* cq) {
+          return endpoints[k]->StartAllocate(per_plugin(k), timeout, cq);
+        },
+        [&](size_t k, host::PluginEndpoint::AllocateCall& call) {
+          return endpoints[k]->FinishAllocate(call).ok();
+        });
     allocate_fan_ms.push_back(Ms(Clock::now() - t0));
+    for (int k = 0; k < kPlugins; ++k) {
+      if (!hints_ok[k] || !allocate_ok[k]) Die("diag: a fanned-out RPC failed");
+    }
     for (auto& e : endpoints) {
       if (Status st = e->RemovePod(req.pod_uid(), timeout); !st.ok()) {
         Die("diag remove: " + st.ToString());

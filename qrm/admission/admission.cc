@@ -102,19 +102,6 @@ Status ValidateAllocationInfo(const std::string& plugin, const std::string& reso
   return Status::Ok();
 }
 
-// One call per plugin, all sent at once from this thread on one completion queue
-// (pending_call.h says why not on the worker pool); the answers in the order of the calls.
-template <typename Call, typename Start, typename Finish>
-auto FanOut(size_t n, Start start, Finish finish) {
-  grpc::CompletionQueue cq;
-  std::vector<std::unique_ptr<Call>> calls;
-  for (size_t i = 0; i < n; ++i) calls.push_back(start(i, &cq));
-  AwaitCalls(cq, calls);
-  std::vector<decltype(finish(size_t{0}, *calls.front()))> answers;
-  for (size_t i = 0; i < n; ++i) answers.push_back(finish(i, *calls[i]));
-  return answers;
-}
-
 }  // namespace
 
 struct Admission::Target {

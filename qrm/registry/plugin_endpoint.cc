@@ -226,39 +226,33 @@ StatusOr<pb::ResourceAllocationResponse> PluginEndpoint::FinishAllocate(Allocate
   });
 }
 
-namespace {
-
-// One call on a queue of its own: the blocking forms of the admission calls.
-template <typename Call, typename StartCall, typename FinishCall>
-auto CallAndWait(StartCall start, FinishCall finish) {
-  grpc::CompletionQueue cq;
-  std::vector<std::unique_ptr<Call>> calls;
-  calls.push_back(start(&cq));
-  AwaitCalls(cq, calls);
-  return finish(*calls.front());
-}
-
-}  // namespace
-
+// The blocking forms: one call on a queue of its own (its answer moved out of the batch).
 StatusOr<pb::ResourceHintsResponse> PluginEndpoint::GetTopologyHints(const pb::ResourceRequest& req,
                                                                      Timeout t) {
-  return CallAndWait<HintsCall>(
-      [&](grpc::CompletionQueue* cq) { return StartGetTopologyHints(req, t, cq); },
-      [&](HintsCall& call) { return FinishGetTopologyHints(call); });
+  return std::move(
+      FanOut<HintsCall>(
+          1, [&](size_t, grpc::CompletionQueue* cq) { return StartGetTopologyHints(req, t, cq); },
+          [&](size_t, HintsCall& call) { return FinishGetTopologyHints(call); })
+          .front());
 }
 
 StatusOr<pb::PodResourceHintsResponse> PluginEndpoint::GetPodTopologyHints(
     const pb::PodResourceRequest& req, Timeout t) {
-  return CallAndWait<PodHintsCall>(
-      [&](grpc::CompletionQueue* cq) { return StartGetPodTopologyHints(req, t, cq); },
-      [&](PodHintsCall& call) { return FinishGetPodTopologyHints(call); });
+  return std::move(
+      FanOut<PodHintsCall>(
+          1,
+          [&](size_t, grpc::CompletionQueue* cq) { return StartGetPodTopologyHints(req, t, cq); },
+          [&](size_t, PodHintsCall& call) { return FinishGetPodTopologyHints(call); })
+          .front());
 }
 
 StatusOr<pb::ResourceAllocationResponse> PluginEndpoint::Allocate(const pb::ResourceRequest& req,
                                                                   Timeout t) {
-  return CallAndWait<AllocateCall>(
-      [&](grpc::CompletionQueue* cq) { return StartAllocate(req, t, cq); },
-      [&](AllocateCall& call) { return FinishAllocate(call); });
+  return std::move(FanOut<AllocateCall>(
+                       1,
+                       [&](size_t, grpc::CompletionQueue* cq) { return StartAllocate(req, t, cq); },
+                       [&](size_t, AllocateCall& call) { return FinishAllocate(call); })
+                       .front());
 }
 
 Status PluginEndpoint::RemovePod(const std::string& pod_uid, Timeout t) {
