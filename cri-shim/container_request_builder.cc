@@ -9,7 +9,7 @@
 
 #include "common/json_string.h"
 #include "common/protocol_keys.h"
-#include "cri-shim/quantity.h"
+#include "common/quantity.h"
 
 namespace qrm::shim {
 namespace {
@@ -43,7 +43,7 @@ std::optional<Override> FindOverride(const cri::ContainerConfig& config, const P
 }
 
 StatusOr<double> OverrideQuantity(const Override& o) {
-  return ParseQuantity(o.source + " " + o.key, o.value);
+  return ParseAmount(o.source + " " + o.key, o.value);
 }
 
 // qrm.io/resources: {"name": 2, "other": "500m"}.
@@ -68,7 +68,7 @@ Status ApplyResourcesJson(const Override& o, std::map<std::string, double>& reso
       }
       parsed[name] = v;
     } else if (member.value.IsString()) {
-      QRM_ASSIGN_OR_RETURN(auto q, ParseQuantity(where, JsonStringView(member.value)));
+      QRM_ASSIGN_OR_RETURN(auto q, ParseAmount(where, JsonStringView(member.value)));
       parsed[name] = q;
     } else {
       return InvalidArgumentError(where + ": must be a number or a quantity string");

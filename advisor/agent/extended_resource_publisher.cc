@@ -55,8 +55,7 @@ cluster::ExtendedResources ExtendedResourcesFrom(const admin::v1::GetAllocatable
       if (skipped != nullptr) skipped->push_back(name);
       continue;
     }
-    const auto amount =
-        kube::Quantity::FromInt(Whole(Allocatable(resource)), kube::QuantityFormat::kDecimalSI);
+    const auto amount = Quantity::FromInt(Whole(Allocatable(resource)), QuantityFormat::kDecimalSI);
     out[name] = {amount, amount};
   }
   return out;

@@ -8,8 +8,6 @@ namespace {
 
 using cluster::AggregatedUsage;
 using cluster::ResourceMap;
-using kube::Quantity;
-using kube::QuantityFormat;
 
 constexpr int64_t kNanosPerSecond = 1'000'000'000;
 

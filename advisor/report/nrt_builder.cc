@@ -13,8 +13,6 @@ namespace {
 
 namespace adm = ::qrm::admin::v1;
 namespace rp = ::resourceplugin::v1alpha1;
-using kube::Quantity;
-using kube::QuantityFormat;
 
 using PerNode = std::map<uint64_t, double>;
 

@@ -27,6 +27,6 @@ StatusOr<cluster::NodeResourceTopology> BuildNodeResourceTopology(
 
 // A plugin's amount of `resource` as a Kubernetes quantity: CPU in millicores, memory (and
 // hugepages) in bytes, other resources as integers when whole, else in thousandths.
-kube::Quantity ResourceQuantity(const std::string& resource, double amount);
+Quantity ResourceQuantity(const std::string& resource, double amount);
 
 }  // namespace qrm::advisor

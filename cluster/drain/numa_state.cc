@@ -36,7 +36,7 @@ Status CheckZone(const std::string& node, const NumaZone& zone) {
 }
 
 // CPU in millicores, memory-like resources in bytes, others in whole units.
-int64_t Amount(const std::string& resource, const kube::Quantity& q) {
+int64_t Amount(const std::string& resource, const Quantity& q) {
   return resource == "cpu" ? q.MilliValue() : q.Value();
 }
 

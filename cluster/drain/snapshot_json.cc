@@ -40,7 +40,7 @@ StatusOr<bool> Bool(const Field& f) {
 // given, receives the "pods" entry instead of `extended`.
 Status ReadResourceList(const Field& list, Resources* out, int64_t* pods) {
   return json::ForEachMember(list, [&](std::string_view name, const Field& f) -> Status {
-    QRM_ASSIGN_OR_RETURN(kube::Quantity q, json::NonNegativeQuantity(f));
+    QRM_ASSIGN_OR_RETURN(Quantity q, json::NonNegativeQuantity(f));
     if (name == "cpu") {
       out->cpu_milli = SatAdd(out->cpu_milli, q.MilliValue());
     } else if (name == "memory") {

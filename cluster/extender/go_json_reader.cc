@@ -294,16 +294,15 @@ Status GoDecoder::ReadOptionalInt32(const JsonValue& v, const JsonPath& path,
   return Status::Ok();
 }
 
-Status GoDecoder::ReadQuantity(const JsonValue& v, const JsonPath& path,
-                               kube::Quantity& out) const {
+Status GoDecoder::ReadQuantity(const JsonValue& v, const JsonPath& path, Quantity& out) const {
   if (v.IsNull()) {
-    out = kube::Quantity();
+    out = Quantity();
     return Status::Ok();
   }
   if (!v.IsString()) return TypeError(path, v, "a quantity");
   const std::string_view written(v.GetString(), v.GetStringLength());
   const std::string_view text = IsNumber(v) ? written : TrimGoSpace(written);
-  StatusOr<kube::Quantity> q = kube::Quantity::Parse(text);
+  StatusOr<Quantity> q = Quantity::Parse(text);
   if (!q.ok()) {
     // Parse's message starts by naming the text; ours names the value as written instead.
     std::string_view why = q.status().message();
@@ -341,8 +340,8 @@ Status GoDecoder::ReadStringMap(const JsonValue& v, const JsonPath& path,
 }
 
 Status GoDecoder::ReadQuantityMap(const JsonValue& v, const JsonPath& path,
-                                  std::map<std::string, kube::Quantity>& out) const {
-  return ReadMap(v, path, out, [&](kube::Quantity& q, const JsonValue& e, const JsonPath& p) {
+                                  std::map<std::string, Quantity>& out) const {
+  return ReadMap(v, path, out, [&](Quantity& q, const JsonValue& e, const JsonPath& p) {
     return ReadQuantity(e, p, q);
   });
 }

@@ -25,7 +25,7 @@
 
 #include <rapidjson/document.h>
 
-#include "cluster/kube/quantity.h"
+#include "common/quantity.h"
 #include "common/status.h"
 
 namespace qrm::extender {
@@ -108,7 +108,7 @@ class GoDecoder {
   Status ReadOptionalInt32(const JsonValue& v, const JsonPath& path,
                            std::optional<int32_t>& out) const;
   // resource.Quantity: a string (spaces around it ignored) or a number; null is zero.
-  Status ReadQuantity(const JsonValue& v, const JsonPath& path, kube::Quantity& out) const;
+  Status ReadQuantity(const JsonValue& v, const JsonPath& path, Quantity& out) const;
 
   Status ReadStringList(const JsonValue& v, const JsonPath& path,
                         std::vector<std::string>& out) const;
@@ -117,7 +117,7 @@ class GoDecoder {
   Status ReadStringMap(const JsonValue& v, const JsonPath& path,
                        std::map<std::string, std::string>& out) const;
   Status ReadQuantityMap(const JsonValue& v, const JsonPath& path,
-                         std::map<std::string, kube::Quantity>& out) const;
+                         std::map<std::string, Quantity>& out) const;
 
   // A Go struct: calls read(i, value, path) for every member whose key matches fields[i], in
   // document order; other members are skipped. null reads as nothing.

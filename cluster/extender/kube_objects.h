@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
-#include "cluster/kube/quantity.h"
+#include "common/quantity.h"
 
 namespace qrm::extender {
 
 // core/v1 ResourceList: resource name ("cpu", "memory", "nvidia.com/gpu") -> quantity.
-using ResourceList = std::map<std::string, kube::Quantity>;
+using ResourceList = std::map<std::string, Quantity>;
 
 // metav1.OwnerReference: kind, name, controller (a *bool: nullopt when absent or null).
 struct OwnerReference {

@@ -64,7 +64,7 @@ StatusOr<int64_t> Int(const Field& field) {
   return field.value->GetInt64();
 }
 
-StatusOr<kube::Quantity> QuantityOf(const Field& field) {
+StatusOr<Quantity> QuantityOf(const Field& field) {
   std::string text;
   if (field.value->IsString()) {
     text.assign(field.value->GetString(), field.value->GetStringLength());
@@ -75,7 +75,7 @@ StatusOr<kube::Quantity> QuantityOf(const Field& field) {
   } else {
     return WrongType(field, "a quantity");
   }
-  auto q = kube::Quantity::Parse(text);
+  auto q = Quantity::Parse(text);
   if (!q.ok()) {
     return InvalidArgumentError(
         fmt::format("{}: {} is not a quantity: {}", field.path, Quote(text), q.status().message()));
@@ -83,8 +83,8 @@ StatusOr<kube::Quantity> QuantityOf(const Field& field) {
   return *q;
 }
 
-StatusOr<kube::Quantity> NonNegativeQuantity(const Field& field) {
-  QRM_ASSIGN_OR_RETURN(kube::Quantity q, QuantityOf(field));
+StatusOr<Quantity> NonNegativeQuantity(const Field& field) {
+  QRM_ASSIGN_OR_RETURN(Quantity q, QuantityOf(field));
   if (q.AsDouble() < 0) {
     return InvalidArgumentError(fmt::format("{}: {} is negative", field.path, Quote(q.ToString())));
   }

@@ -19,8 +19,8 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
-#include "cluster/kube/quantity.h"
 #include "cluster/objects/object_meta.h"
+#include "common/quantity.h"
 #include "common/status.h"
 
 namespace qrm::cluster::json {
@@ -42,9 +42,9 @@ Status RequireObject(const Field& field);
 StatusOr<std::string> String(const Field& field);
 StatusOr<int64_t> Int(const Field& field);
 // A quantity: a JSON string, or a bare number (Quantity.UnmarshalJSON takes both).
-StatusOr<kube::Quantity> QuantityOf(const Field& field);
+StatusOr<Quantity> QuantityOf(const Field& field);
 // A quantity that may not be negative (usage, capacity: never read as less than nothing).
-StatusOr<kube::Quantity> NonNegativeQuantity(const Field& field);
+StatusOr<Quantity> NonNegativeQuantity(const Field& field);
 // metav1.Time (Unix seconds) and metav1.Duration (nanoseconds), as meta_time.h reads them.
 StatusOr<int64_t> Time(const Field& field);
 StatusOr<int64_t> Duration(const Field& field);

@@ -11,7 +11,7 @@
 namespace qrm::cluster {
 namespace {
 
-using Quantities = std::map<std::string, kube::Quantity>;
+using Quantities = std::map<std::string, Quantity>;
 
 bool IsAlnum(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
@@ -57,7 +57,7 @@ StatusOr<std::optional<Quantities>> ReadList(const json::Field& node, const char
   Quantities out;
   QRM_RETURN_IF_ERROR(
       json::ForEachMember(*field, [&](std::string_view name, const json::Field& value) -> Status {
-        QRM_ASSIGN_OR_RETURN(kube::Quantity q, json::QuantityOf(value));
+        QRM_ASSIGN_OR_RETURN(Quantity q, json::QuantityOf(value));
         out.emplace(std::string(name), q);
         return Status::Ok();
       }));
@@ -103,9 +103,9 @@ struct NodeList {
 // The operation for one resource in one list; true when one was written. `want` is nullopt
 // for a resource to remove.
 bool Reconcile(PatchWriter& patch, bool status_exists, NodeList& list, const std::string& name,
-               const std::optional<kube::Quantity>& want) {
+               const std::optional<Quantity>& want) {
   const std::string path = fmt::format("/status/{}/{}", list.name, kube::EscapeJsonPointer(name));
-  const kube::Quantity* have = nullptr;
+  const Quantity* have = nullptr;
   if (list.current) {
     auto it = list.current->find(name);
     if (it != list.current->end()) have = &it->second;

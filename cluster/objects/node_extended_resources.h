@@ -23,7 +23,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cluster/kube/quantity.h"
+#include "common/quantity.h"
 #include "common/status.h"
 
 namespace qrm::cluster {
@@ -39,8 +39,8 @@ bool IsExtendedResourceName(std::string_view name);
 Status ValidateExtendedResourceName(std::string_view name);
 
 struct ExtendedResource {
-  kube::Quantity capacity;
-  kube::Quantity allocatable;
+  Quantity capacity;
+  Quantity allocatable;
 };
 using ExtendedResources = std::map<std::string, ExtendedResource>;  // by resource name
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "cluster/kube/quantity.h"
 #include "cluster/objects/object_meta.h"
+#include "common/quantity.h"
 
 namespace qrm::cluster {
 
@@ -20,7 +20,7 @@ inline constexpr const char* kNodeMetricKind = "NodeMetric";
 inline constexpr const char* kNodeMetricsPath = "/apis/slo.koordinator.sh/v1alpha1/nodemetrics";
 
 // corev1.ResourceList: resource name ("cpu", "memory", ...) -> quantity.
-using ResourceList = std::map<std::string, kube::Quantity>;
+using ResourceList = std::map<std::string, Quantity>;
 
 // ResourceMap: a ResourceList under "resources". Koordinator adds "devices" (GPU usage);
 // qrm writes none, and reading keeps only how many there were.

@@ -164,7 +164,7 @@ StatusOr<ResourceMap> ReadResourceMap(const Field& f) {
   if (resources) {
     if (Status each = json::ForEachMember(*resources,
                                           [&](std::string_view name, const Field& v) -> Status {
-                                            QRM_ASSIGN_OR_RETURN(kube::Quantity q,
+                                            QRM_ASSIGN_OR_RETURN(Quantity q,
                                                                  json::NonNegativeQuantity(v));
                                             m.resources.emplace(std::string(name), q);
                                             return Status::Ok();

@@ -76,9 +76,9 @@ Status ReadAttributes(const Field& object, std::vector<NrtAttribute>* out) {
   });
 }
 
-StatusOr<kube::Quantity> ReadQuantity(const Field& item, const char* key) {
+StatusOr<Quantity> ReadQuantity(const Field& item, const char* key) {
   QRM_ASSIGN_OR_RETURN(std::optional<Field> f, json::Member(item, key));
-  if (!f) return kube::Quantity();  // Go leaves a zero quantity
+  if (!f) return Quantity();  // Go leaves a zero quantity
   return json::NonNegativeQuantity(*f);
 }
 

@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "cluster/kube/quantity.h"
 #include "cluster/objects/object_meta.h"
+#include "common/quantity.h"
 #include "common/status.h"
 
 namespace qrm::cluster {
@@ -27,7 +27,7 @@ inline constexpr const char* kNumaZoneType = "Node";
 
 struct NrtResourceInfo {
   std::string name;
-  kube::Quantity capacity, allocatable, available;
+  Quantity capacity, allocatable, available;
 };
 
 struct NrtCost {

@@ -139,7 +139,7 @@ std::vector<la::AggregatedUsage> AggregatedFrom(const std::vector<AggregatedUsag
 
 }  // namespace
 
-la::ResourceList ToLoadAwareList(const std::map<std::string, kube::Quantity>& list) {
+la::ResourceList ToLoadAwareList(const std::map<std::string, Quantity>& list) {
   la::ResourceList out;
   for (const auto& [name, quantity] : list) {
     out.emplace(name, name == la::kCpu ? quantity.MilliValue() : quantity.Value());

@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "cluster/extender/kube_objects.h"
-#include "cluster/kube/quantity.h"
 #include "cluster/loadaware/inputs.h"
 #include "cluster/objects/node_metric.h"
+#include "common/quantity.h"
 #include "common/status.h"
 
 namespace qrm::cluster::scheduler {
@@ -26,7 +26,7 @@ using Warnings = std::vector<std::string>;
 
 // corev1.ResourceList in the units the decision core reads: cpu as MilliValue(), the rest as
 // Value() (both saturate at the int64 range; the core refuses quantities above kMaxQuantity).
-loadaware::ResourceList ToLoadAwareList(const std::map<std::string, kube::Quantity>& list);
+loadaware::ResourceList ToLoadAwareList(const std::map<std::string, Quantity>& list);
 
 loadaware::PodInput PodInputFrom(const extender::Pod& pod, Warnings* warnings = nullptr);
 

@@ -82,11 +82,11 @@ StatusOr<std::optional<Factors>> ParseScalingFactors(std::string_view text) {
 }
 
 StatusOr<std::optional<loadaware::ResourceList>> ParseRawAllocatable(std::string_view text) {
-  StatusOr<std::optional<std::map<std::string, kube::Quantity>>> list =
-      ParseJson<std::map<std::string, kube::Quantity>>(
+  StatusOr<std::optional<std::map<std::string, Quantity>>> list =
+      ParseJson<std::map<std::string, Quantity>>(
           text, kKoordRawAllocatableAnnotation,
           [](const GoDecoder& d, const JsonValue& v, const JsonPath& p,
-             std::map<std::string, kube::Quantity>& out) { return d.ReadQuantityMap(v, p, out); });
+             std::map<std::string, Quantity>& out) { return d.ReadQuantityMap(v, p, out); });
   if (!list.ok()) return list.status();
   if (!*list) return std::optional<loadaware::ResourceList>();
   return std::optional<loadaware::ResourceList>(ToLoadAwareList(**list));

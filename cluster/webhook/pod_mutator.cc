@@ -20,7 +20,7 @@ using Value = rapidjson::Value;
 // quantity strings, which the CRI shim reads as well.
 constexpr int64_t kExactInDouble = int64_t{1} << 53;
 
-std::string QuantityJson(const kube::Quantity& q) {
+std::string QuantityJson(const Quantity& q) {
   const int64_t value = q.Value();
   if (q.MilliValue() == value * 1000 && value >= 0 && value <= kExactInDouble) {
     return std::to_string(value);
@@ -29,9 +29,9 @@ std::string QuantityJson(const kube::Quantity& q) {
 }
 
 // One entry of a hand-written qrm.io/resources object, as a quantity.
-StatusOr<kube::Quantity> EntryQuantity(const Value& v) {
-  if (v.IsString()) return kube::Quantity::Parse(JsonStringView(v));
-  if (v.IsNumber()) return kube::Quantity::Parse(JsonText(v));
+StatusOr<Quantity> EntryQuantity(const Value& v) {
+  if (v.IsString()) return Quantity::Parse(JsonStringView(v));
+  if (v.IsNumber()) return Quantity::Parse(JsonText(v));
   return InvalidArgumentError("not a number or a quantity string");
 }
 
@@ -53,9 +53,8 @@ std::optional<Existing> ExistingResources(const PodView& pod, const std::string&
 }
 
 // The plugin resources a container's limits ask.
-std::map<std::string, kube::Quantity> PluginLimits(const WebhookConfig& config,
-                                                   const ContainerView& c) {
-  std::map<std::string, kube::Quantity> out;
+std::map<std::string, Quantity> PluginLimits(const WebhookConfig& config, const ContainerView& c) {
+  std::map<std::string, Quantity> out;
   for (const auto& [name, q] : c.limits) {
     if (IsPluginResource(config, name)) out.emplace(name, q);
   }
@@ -63,8 +62,7 @@ std::map<std::string, kube::Quantity> PluginLimits(const WebhookConfig& config,
 }
 
 // The JSON object text of `asked`, after the members of `existing` when there is one.
-std::string MergedObject(const Value* existing,
-                         const std::map<std::string, kube::Quantity>& asked) {
+std::string MergedObject(const Value* existing, const std::map<std::string, Quantity>& asked) {
   std::string out = "{";
   auto append = [&](std::string_view name, const std::string& value_json) {
     if (out.size() > 1) out += ',';
@@ -128,7 +126,7 @@ class Mutator {
     Write(existing->key == own ? "replace" : "add", own, MergedObject(&doc, asked));
   }
 
-  static bool AllPresent(const Value& doc, const std::map<std::string, kube::Quantity>& asked) {
+  static bool AllPresent(const Value& doc, const std::map<std::string, Quantity>& asked) {
     for (const auto& [name, q] : asked) {
       if (!doc.HasMember(name.c_str())) return false;
     }
@@ -137,7 +135,7 @@ class Mutator {
 
   // Refuses (and returns false) when an entry of the annotation differs from the limits.
   bool Agrees(const Existing& existing, const Value& doc, const ContainerView& c,
-              const std::map<std::string, kube::Quantity>& asked) {
+              const std::map<std::string, Quantity>& asked) {
     for (const auto& [name, limit] : asked) {
       const auto it = doc.FindMember(name.c_str());
       if (it == doc.MemberEnd()) continue;

@@ -29,7 +29,7 @@ StatusOr<std::map<std::string, std::string>> ReadStringMap(const Value& metadata
 }
 
 // A resource.Quantity in JSON: a string, or a bare number (Go's UnmarshalJSON takes both).
-StatusOr<kube::Quantity> ReadQuantity(const Value& v, const std::string& path) {
+StatusOr<Quantity> ReadQuantity(const Value& v, const std::string& path) {
   std::string text;
   if (v.IsString()) {
     text = JsonString(v);
@@ -38,15 +38,15 @@ StatusOr<kube::Quantity> ReadQuantity(const Value& v, const std::string& path) {
   } else {
     return WrongType(path, "a quantity", v);
   }
-  auto q = kube::Quantity::Parse(text);
+  auto q = Quantity::Parse(text);
   if (!q.ok()) return q.status().WithContext(path);
   return q;
 }
 
-StatusOr<std::map<std::string, kube::Quantity>> ReadResourceList(const Value& resources,
-                                                                 std::string_view name,
-                                                                 const std::string& parent) {
-  std::map<std::string, kube::Quantity> out;
+StatusOr<std::map<std::string, Quantity>> ReadResourceList(const Value& resources,
+                                                           std::string_view name,
+                                                           const std::string& parent) {
+  std::map<std::string, Quantity> out;
   QRM_ASSIGN_OR_RETURN(const Value* list, ObjectField(resources, name, parent));
   if (list == nullptr) return out;
   for (const auto& member : list->GetObject()) {

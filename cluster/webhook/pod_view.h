@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cluster/kube/quantity.h"
+#include "common/quantity.h"
 #include "common/status.h"
 
 namespace qrm::webhook {
@@ -15,8 +15,8 @@ namespace qrm::webhook {
 struct ContainerView {
   std::string name;
   bool init = false;  // spec.initContainers
-  std::map<std::string, kube::Quantity> limits;
-  std::map<std::string, kube::Quantity> requests;
+  std::map<std::string, Quantity> limits;
+  std::map<std::string, Quantity> requests;
 };
 
 struct PodView {

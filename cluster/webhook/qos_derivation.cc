@@ -9,7 +9,7 @@
 namespace qrm::webhook {
 namespace {
 
-bool Positive(const std::map<std::string, kube::Quantity>& list, const std::string& name) {
+bool Positive(const std::map<std::string, Quantity>& list, const std::string& name) {
   const auto it = list.find(name);
   return it != list.end() && it->second.MilliValue() > 0;
 }

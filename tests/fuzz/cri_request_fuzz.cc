@@ -6,7 +6,7 @@
 // for what RunPodSandbox recorded when CreateContainer carries no sandbox_config.
 // Properties: errors are kInvalidArgument; an accepted request has a pod uid and a container
 // name, and every quantity is finite and >= 0 (a negative or NaN request must never reach the
-// plugins); the same holds for ParseQuantity on the raw bytes.
+// plugins); the same holds for ParseAmount on the raw bytes.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -16,9 +16,9 @@
 #include <string>
 
 #include "api/cri_runtime_v1.pb.h"
+#include "common/quantity.h"
 #include "cri-shim/container_request_builder.h"
 #include "cri-shim/pod_info.h"
-#include "cri-shim/quantity.h"
 
 namespace {
 
@@ -71,13 +71,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     pod.runtime_handler = sandbox.runtime_handler();
     Extract(create, pod);  // `create` may be empty: the builder must refuse it cleanly
   }
-  // Every quantity the shim reads goes through ParseQuantity: the raw bytes as one value.
+  // Every quantity the shim reads goes through ParseAmount: the raw bytes as one value.
   qrm::StatusOr<double> q =
-      qrm::shim::ParseQuantity("fuzz", std::string_view(reinterpret_cast<const char*>(data), size));
+      qrm::ParseAmount("fuzz", std::string_view(reinterpret_cast<const char*>(data), size));
   if (q.ok()) {
-    Check(std::isfinite(*q) && *q >= 0, "ParseQuantity accepted a negative or non-finite value");
+    Check(std::isfinite(*q) && *q >= 0, "ParseAmount accepted a negative or non-finite value");
   } else {
-    Check(q.status().code() == qrm::StatusCode::kInvalidArgument, "ParseQuantity error code");
+    Check(q.status().code() == qrm::StatusCode::kInvalidArgument, "ParseAmount error code");
   }
   return 0;
 }

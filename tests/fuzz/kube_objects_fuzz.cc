@@ -1,5 +1,5 @@
 // Fuzzes the readers of Kubernetes vocabulary that take what the cluster sends: resource
-// quantities (cluster/kube/quantity.h) and the kube-scheduler extender requests
+// quantities (common/quantity.h) and the kube-scheduler extender requests
 // (cluster/extender/extender_codec.h). The first byte picks the reader, the rest is its input:
 //   0  Quantity::Parse: a quantity written back with ToString parses to an equal quantity, and
 //      its values agree with each other (Value and MilliValue round the same amount up);
@@ -21,16 +21,16 @@
 #include <vector>
 
 #include "cluster/extender/extender_codec.h"
-#include "cluster/kube/quantity.h"
 #include "cluster/kube/watch_events.h"
 #include "cluster/objects/node_metric_json.h"
 #include "cluster/objects/node_resource_topology.h"
+#include "common/quantity.h"
 
 namespace {
 
+using qrm::Quantity;
 using qrm::StatusCode;
 using qrm::StatusOr;
-using qrm::kube::Quantity;
 
 [[noreturn]] void Fail(const char* what) {
   std::fprintf(stderr, "kube_objects_fuzz: %s\n", what);

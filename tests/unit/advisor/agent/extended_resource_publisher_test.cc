@@ -44,7 +44,7 @@ struct Cluster {
 cluster::ExtendedResources Offer(std::map<std::string, int64_t> amounts) {
   cluster::ExtendedResources out;
   for (const auto& [name, n] : amounts) {
-    const auto q = kube::Quantity::FromInt(n, kube::QuantityFormat::kDecimalSI);
+    const auto q = Quantity::FromInt(n, QuantityFormat::kDecimalSI);
     out[name] = {q, q};
   }
   return out;

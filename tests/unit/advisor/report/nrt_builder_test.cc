@@ -54,7 +54,7 @@ rp::ResourceAllocationInfo& Use(adm::ListAllocationsResponse& l, const std::stri
 std::string At(const cluster::NrtZone& z, const std::string& resource, int which) {
   for (const cluster::NrtResourceInfo& r : z.resources) {
     if (r.name != resource) continue;
-    const kube::Quantity& q = which == 0 ? r.capacity : which == 1 ? r.allocatable : r.available;
+    const Quantity& q = which == 0 ? r.capacity : which == 1 ? r.allocatable : r.available;
     return q.ToString();
   }
   return "absent";

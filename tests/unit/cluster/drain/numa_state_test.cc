@@ -10,7 +10,6 @@ namespace {
 using cluster::NodeResourceTopology;
 using cluster::NrtResourceInfo;
 using cluster::NrtZone;
-using kube::Quantity;
 
 NrtResourceInfo Cpu(int64_t capacity_milli, int64_t available_milli) {
   return {"cpu", Quantity::FromMilli(capacity_milli), Quantity::FromMilli(capacity_milli),

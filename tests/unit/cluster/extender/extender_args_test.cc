@@ -13,7 +13,6 @@ namespace qrm::extender {
 namespace {
 
 using Catch::Matchers::Contains;
-using kube::Quantity;
 
 std::string Golden(const std::string& name) {
   return qrm::testing::ReadFile(std::string(QRM_EXTENDER_GOLDEN) + "/" + name);

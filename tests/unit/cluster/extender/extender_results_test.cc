@@ -13,7 +13,6 @@ namespace qrm::extender {
 namespace {
 
 using Catch::Matchers::Contains;
-using kube::Quantity;
 
 // A golden file's text without the file's last newline.
 std::string Golden(const std::string& name) {
@@ -103,7 +102,7 @@ TEST_CASE("extender filter result writes a node built here from its fields") {
   Node node;
   node.metadata.name = "node-x";
   node.metadata.labels = {{"zone", "a"}};
-  node.status.capacity = {{"cpu", Quantity::FromInt(8, kube::QuantityFormat::kDecimalSI)}};
+  node.status.capacity = {{"cpu", Quantity::FromInt(8, QuantityFormat::kDecimalSI)}};
   node.status.allocatable = {{"cpu", Quantity::FromMilli(7500)},
                              {"memory", Quantity::FromInt(1 << 30)}};
   ExtenderFilterResult r;

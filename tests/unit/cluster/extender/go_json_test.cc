@@ -194,7 +194,7 @@ TEST_CASE("go json quantities read as Quantity.UnmarshalJSON reads them") {
   const GoDecoder g = d.decoder();
   const JsonPath top;
   const auto read = [&](const char* key) {
-    kube::Quantity q = kube::Quantity::FromInt(99);
+    Quantity q = Quantity::FromInt(99);
     const Status s = g.ReadQuantity(d.At(key), top.Key(key), q);
     return s.ok() ? q.ToString() : s.message();
   };
@@ -227,10 +227,10 @@ TEST_CASE("go json maps add to what is there and read null values as zero") {
   CHECK(m == std::map<std::string, std::string>{{"a", "2"}, {"b", ""}, {"old", "kept"}});
   REQUIRE(g.ReadStringMap(d.At("n"), top.Key("n"), m).ok());
   CHECK(m.empty());
-  std::map<std::string, kube::Quantity> q;
+  std::map<std::string, Quantity> q;
   REQUIRE(g.ReadQuantityMap(d.At("q"), top.Key("q"), q).ok());
-  CHECK(q.at("cpu") == kube::Quantity::FromInt(1));
-  CHECK(q.at("mem") == kube::Quantity());
+  CHECK(q.at("cpu") == Quantity::FromInt(1));
+  CHECK(q.at("mem") == Quantity());
   CHECK(g.ReadStringMap(d.At("bad"), top.Key("bad"), m).message() ==
         "T: bad.x: expected a string, got 1");
   CHECK(g.ReadStringMap(d.At("q").FindMember("cpu")->value, top.Key("q"), m).message() ==

@@ -10,8 +10,6 @@
 namespace qrm::cluster {
 namespace {
 
-using kube::Quantity;
-
 // A node as the kubelet registers it, with a device plugin's GPU and qrm's widget.
 const char* const kNode =
     R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"node-a"},"spec":{"podCIDR":"10.0.0.0/24"},)"
@@ -19,8 +17,8 @@ const char* const kNode =
     R"("allocatable":{"cpu":"7","memory":"30Gi","nvidia.com/gpu":"2","example.com/widget":"4"}}})";
 
 ExtendedResource Figures(int64_t capacity, int64_t allocatable) {
-  return {Quantity::FromInt(capacity, kube::QuantityFormat::kDecimalSI),
-          Quantity::FromInt(allocatable, kube::QuantityFormat::kDecimalSI)};
+  return {Quantity::FromInt(capacity, QuantityFormat::kDecimalSI),
+          Quantity::FromInt(allocatable, QuantityFormat::kDecimalSI)};
 }
 
 std::string Patch(const std::string& node, const ExtendedResources& desired,

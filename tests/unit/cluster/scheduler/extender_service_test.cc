@@ -84,7 +84,7 @@ TEST_CASE("filter makes a node with a bad NodeMetric a failed node never an idle
   ServiceFixture f;
   WatchTwoNodes(*f);
   NodeMetric negative = Metric("node-a", 1, 1);
-  negative.status.node_metric->node_usage.resources["cpu"] = *kube::Quantity::Parse("-5");
+  negative.status.node_metric->node_usage.resources["cpu"] = *Quantity::Parse("-5");
   f->UpsertNodeMetric(negative);
   NodeMetric far = Metric("node-b", 1, 1);
   far.status.update_time = int64_t{1} << 40;

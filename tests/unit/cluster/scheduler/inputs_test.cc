@@ -280,10 +280,10 @@ TEST_CASE("kube times keep their fraction and refuse what a TimePoint cannot hol
 }
 
 TEST_CASE("quantities convert to the core's units and saturate") {
-  StatusOr<kube::Quantity> huge = kube::Quantity::Parse("1e30");
+  StatusOr<Quantity> huge = Quantity::Parse("1e30");
   REQUIRE(huge.ok());
-  const la::ResourceList list = ToLoadAwareList({{"cpu", *kube::Quantity::Parse("1.5")},
-                                                 {"memory", *kube::Quantity::Parse("1Ki")},
+  const la::ResourceList list = ToLoadAwareList({{"cpu", *Quantity::Parse("1.5")},
+                                                 {"memory", *Quantity::Parse("1Ki")},
                                                  {"nvidia.com/gpu", *huge}});
   CHECK(list.at("cpu") == 1500);
   CHECK(list.at("memory") == 1024);

@@ -16,7 +16,7 @@
 
 #include "common/status.h"
 
-namespace qrm::kube {
+namespace qrm {
 
 // How a quantity is written: 12M (12 * 10^6), 12Mi (12 * 2^20), 12e6.
 enum class QuantityFormat { kDecimalSI, kBinarySI, kDecimalExponent };
@@ -66,4 +66,11 @@ class Quantity {
   std::string text_;  // the parsed text when upstream keeps it as the output; "" otherwise
 };
 
-}  // namespace qrm::kube
+// A quantity where only a plain, non-negative amount makes sense (a resource request in an
+// annotation), as a number: what Quantity::Parse accepts, less a sign or a missing number
+// (upstream reads "m" and "Mi" as zero, which here is a typo rather than a request for nothing).
+// kInvalidArgument `<what>="<text>": <reason>`, so `what` names the source ("pod annotation
+// qrm.io/cpu-request").
+StatusOr<double> ParseAmount(std::string_view what, std::string_view text);
+
+}  // namespace qrm

@@ -1,7 +1,8 @@
-#include "cluster/kube/quantity.h"
+#include "common/quantity.h"
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <limits>
 #include <optional>
 
@@ -9,7 +10,7 @@
 
 #include "common/quote.h"
 
-namespace qrm::kube {
+namespace qrm {
 
 // Sets the private fields; the helpers below work on the digit string and the exponent.
 struct QuantityBuilder {
@@ -390,4 +391,29 @@ double Quantity::AsDouble() const {
   return negative_ ? -v : v;
 }
 
-}  // namespace qrm::kube
+StatusOr<double> ParseAmount(std::string_view what, std::string_view text) {
+  auto fail = [&](std::string_view why) {
+    return InvalidArgumentError(fmt::format(
+        "{}={}: {} (expected a quantity such as 2, 1.5, 1500m, 512Mi)", what, Quote(text), why));
+  };
+  if (!text.empty() && (text.front() == '-' || text.front() == '+')) {
+    return fail(text.front() == '-' ? "must not be negative" : "must not have a sign");
+  }
+  const size_t digits = text.find_first_of("0123456789");
+  if (digits == std::string_view::npos || text.find_first_of("eE") < digits) {
+    return fail("not a number");
+  }
+  StatusOr<Quantity> q = Quantity::Parse(text);
+  if (!q.ok()) {
+    // Parse names the text itself; the caller's `what` already does.
+    std::string_view why = q.status().message();
+    const std::string prefix = "quantity " + Quote(text) + ": ";
+    if (why.starts_with(prefix)) why.remove_prefix(prefix.size());
+    return fail(why);
+  }
+  const double amount = q->AsDouble();
+  if (!std::isfinite(amount)) return fail("out of range");
+  return amount;
+}
+
+}  // namespace qrm

@@ -2,7 +2,7 @@
 // function of k8s.io/apimachinery pkg/api/resource/quantity_test.go named in its comment, with
 // upstream's expected values and strings. The canonical forms and the rejected inputs were
 // also checked against upstream's code run on the same inputs.
-#include "cluster/kube/quantity.h"
+#include "common/quantity.h"
 
 #include <cstdint>
 #include <limits>
@@ -12,7 +12,7 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
-namespace qrm::kube {
+namespace qrm {
 namespace {
 
 using Catch::Matchers::Contains;
@@ -447,4 +447,4 @@ TEST_CASE("quantity round trips through its text") {
 }
 
 }  // namespace
-}  // namespace qrm::kube
+}  // namespace qrm
