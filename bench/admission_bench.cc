@@ -100,8 +100,8 @@ void Die(const std::string& what) {
 // completion queue, over channels of their own to the same plugin processes. Returns the p50s
 // (one plugin, three) in ms.
 std::pair<double, double> BareRoundMs(
-    const std::vector<std::shared_ptr<host::PluginEndpoint>>& endpoints) {
-  using OptionsCall = host::PendingCall<pb::ResourcePluginOptions>;
+    const std::vector<std::shared_ptr<registry::PluginEndpoint>>& endpoints) {
+  using OptionsCall = registry::PendingCall<pb::ResourcePluginOptions>;
   std::vector<std::unique_ptr<pb::ResourcePlugin::Stub>> stubs;
   for (const auto& e : endpoints) {
     stubs.push_back(pb::ResourcePlugin::NewStub(
@@ -109,7 +109,7 @@ std::pair<double, double> BareRoundMs(
   }
   auto round = [&](size_t n) {
     const Clock::time_point t0 = Clock::now();
-    const auto ok = host::FanOut<OptionsCall>(
+    const auto ok = registry::FanOut<OptionsCall>(
         n,
         [&](size_t k, grpc::CompletionQueue* cq) {
           auto call = std::make_unique<OptionsCall>();
@@ -149,7 +149,7 @@ Samples Run(const Settings& s, const std::string& base, const std::string& tag) 
       Die(fmt::format("plugin {} did not register (see {}/plugins.log)", Resource(k), dir.path()));
     }
   }
-  host::Admission& admission = rig.host().admission();
+  admission::Admission& admission = rig.host().admission();
   std::map<std::string, double> resources;
   for (int k = 0; k < kPlugins; ++k) resources[Resource(k)] = 1;
 
@@ -157,7 +157,8 @@ Samples Run(const Settings& s, const std::string& base, const std::string& tag) 
   const rapidjson::Document floor_data = FloorData();
   Samples out;
   for (int i = 0; i < s.warmup + s.iterations; ++i) {
-    const host::ContainerRequest req = BenchRequest(fmt::format("p5-{:06d}", i), "main", resources);
+    const admission::ContainerRequest req =
+        BenchRequest(fmt::format("p5-{:06d}", i), "main", resources);
     const Clock::time_point t0 = Clock::now();
     auto result = admission.Admit(req);
     const double admit = Ms(Clock::now() - t0);
@@ -191,14 +192,14 @@ Samples Run(const Settings& s, const std::string& base, const std::string& tag) 
 
   // The RPC phases as Admit runs them: one plugin, then all three at once on one completion
   // queue (the Allocates persist in the plugins; RemovePod undoes them, untimed).
-  std::vector<std::shared_ptr<host::PluginEndpoint>> endpoints;
+  std::vector<std::shared_ptr<registry::PluginEndpoint>> endpoints;
   for (int k = 0; k < kPlugins; ++k) endpoints.push_back(rig.host().registry().Find(Resource(k)));
   std::vector<double> hints_ms, allocate_ms, hints_fan_ms, allocate_fan_ms;
   std::vector<double> encode_ms, host_write_ms, floor_ms;
   const auto timeout = std::chrono::seconds(10);
   for (int i = 0; i < 50; ++i) {
-    pb::ResourceRequest req =
-        host::ToResourceRequest(BenchRequest(fmt::format("p5-diag-{:04d}", i), "main", resources));
+    pb::ResourceRequest req = admission::ToResourceRequest(
+        BenchRequest(fmt::format("p5-diag-{:04d}", i), "main", resources));
     req.mutable_hint()->add_nodes(0);
     req.mutable_hint()->set_preferred(true);
     auto per_plugin = [&](size_t k) {
@@ -215,22 +216,22 @@ Samples Run(const Settings& s, const std::string& base, const std::string& tag) 
     allocate_ms.push_back(Ms(Clock::now() - t0));
     if (!alloc.ok()) Die("diag allocate: " + alloc.status().ToString());
     t0 = Clock::now();
-    const auto hints_ok = host::FanOut<host::PluginEndpoint::HintsCall>(
+    const auto hints_ok = registry::FanOut<registry::PluginEndpoint::HintsCall>(
         kPlugins,
         [&](size_t k, grpc::CompletionQueue* cq) {
           return endpoints[k]->StartGetTopologyHints(per_plugin(k), timeout, cq);
         },
-        [&](size_t k, host::PluginEndpoint::HintsCall& call) {
+        [&](size_t k, registry::PluginEndpoint::HintsCall& call) {
           return endpoints[k]->FinishGetTopologyHints(call).ok();
         });
     hints_fan_ms.push_back(Ms(Clock::now() - t0));
     t0 = Clock::now();
-    const auto allocate_ok = host::FanOut<host::PluginEndpoint::AllocateCall>(
+    const auto allocate_ok = registry::FanOut<registry::PluginEndpoint::AllocateCall>(
         kPlugins,
         [&](size_t k, grpc::CompletionQueue* cq) {
           return endpoints[k]->StartAllocate(per_plugin(k), timeout, cq);
         },
-        [&](size_t k, host::PluginEndpoint::AllocateCall& call) {
+        [&](size_t k, registry::PluginEndpoint::AllocateCall& call) {
           return endpoints[k]->FinishAllocate(call).ok();
         });
     allocate_fan_ms.push_back(Ms(Clock::now() - t0));
@@ -243,13 +244,13 @@ Samples Run(const Settings& s, const std::string& base, const std::string& tag) 
       }
     }
   }
-  const std::shared_ptr<const host::PodAllocation> pod = rig.host().state().GetPod(last_uid);
+  const std::shared_ptr<const state::PodAllocation> pod = rig.host().state().GetPod(last_uid);
   if (pod == nullptr) Die("pod " + last_uid + " is not in the host checkpoint");
   const std::string diag_path = rig.StateDir() + "/diag.json";
   for (int i = 0; i < 20; ++i) {
     rapidjson::Document doc;
     Clock::time_point t0 = Clock::now();
-    if (Status st = host::EncodePod(*pod, doc); !st.ok()) Die(st.ToString());
+    if (Status st = state::EncodePod(*pod, doc); !st.ok()) Die(st.ToString());
     encode_ms.push_back(Ms(Clock::now() - t0));
     t0 = Clock::now();
     if (Status st = checkpoint::Write(diag_path, 1, doc); !st.ok()) Die(st.ToString());

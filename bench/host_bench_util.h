@@ -177,9 +177,9 @@ class ScratchDir {
 };
 
 // Counts the reconcile loop's pushes (no runtime behind it).
-class CountingApplier : public host::RuntimeApplier {
+class CountingApplier : public reconcile::RuntimeApplier {
  public:
-  Status Apply(const std::string&, const std::string&, const host::ContainerUpdate&) override {
+  Status Apply(const std::string&, const std::string&, const apply::ContainerUpdate&) override {
     std::lock_guard lock(mu_);
     ++calls_;
     return Status::Ok();
@@ -199,7 +199,7 @@ class CountingApplier : public host::RuntimeApplier {
 };
 
 // The runtime lists exactly the pods it is told (so garbage collection runs, and keeps all).
-class FixedRuntimeView : public host::RuntimeView {
+class FixedRuntimeView : public reconcile::RuntimeView {
  public:
   StatusOr<std::set<std::string>> ListPodUids() override {
     std::lock_guard lock(mu_);
@@ -243,8 +243,8 @@ class HostRig {
     return o;  // worker_threads, rpc_timeout: qrm-host's defaults
   }
 
-  Status StartHost(const host::HostOptions& options, host::RuntimeApplier& applier,
-                   host::RuntimeView* view) {
+  Status StartHost(const host::HostOptions& options, reconcile::RuntimeApplier& applier,
+                   reconcile::RuntimeView* view) {
     host_ = std::make_unique<host::Host>(options);
     return host_->Start(applier, view);
   }
@@ -272,9 +272,10 @@ class HostRig {
   std::vector<std::unique_ptr<testing::ChildProcess>> plugins_;
 };
 
-inline host::ContainerRequest BenchRequest(const std::string& uid, const std::string& container,
-                                           const std::map<std::string, double>& resources) {
-  host::ContainerRequest r;
+inline admission::ContainerRequest BenchRequest(const std::string& uid,
+                                                const std::string& container,
+                                                const std::map<std::string, double>& resources) {
+  admission::ContainerRequest r;
   r.pod_uid = uid;
   r.pod_name = "bench-" + uid;
   r.pod_namespace = "default";

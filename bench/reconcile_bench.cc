@@ -69,13 +69,13 @@ void WriteFileAtomically(const std::string& path, const std::string& content) {
 }
 
 struct Tick {
-  host::ReconcileStats stats;
+  reconcile::ReconcileStats stats;
   double wall_ms = 0;
   double cpu_ms = 0;
   int calls = 0;
 };
 
-Tick RunTick(host::Reconciler& reconciler, CountingApplier& applier) {
+Tick RunTick(reconcile::Reconciler& reconciler, CountingApplier& applier) {
   applier.reset();
   const double cpu0 = ProcessCpuMs();
   const Clock::time_point t0 = Clock::now();
@@ -106,7 +106,7 @@ void Run(const Settings& s) {
   }
 
   // ---- 1,000 admissions, in parallel ----
-  host::Admission& admission = rig.host().admission();
+  admission::Admission& admission = rig.host().admission();
   for (int i = 0; i < s.containers; ++i) view.Add(PodUid(i));
   std::atomic<int> next{0};
   std::atomic<int> failures{0};
@@ -130,7 +130,7 @@ void Run(const Settings& s) {
   const double setup_s = Ms(Clock::now() - setup0) / 1e3;
   if (failures > 0) Die(fmt::format("{} admission(s) failed: {}", failures.load(), first_error));
 
-  host::Reconciler& reconciler = rig.host().reconciler();
+  reconcile::Reconciler& reconciler = rig.host().reconciler();
   // Warm-up (first GetResourcesAllocation of this size, allocator growth).
   for (int i = 0; i < 2; ++i) {
     const Tick t = RunTick(reconciler, applier);

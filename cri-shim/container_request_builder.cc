@@ -139,10 +139,10 @@ std::string NativeQosClassFromCgroupParent(const std::string& cgroup_parent) {
   return "Guaranteed";
 }
 
-StatusOr<host::ContainerRequest> BuildContainerRequest(const cri::CreateContainerRequest& request,
-                                                       const PodInfo& pod) {
+StatusOr<admission::ContainerRequest> BuildContainerRequest(
+    const cri::CreateContainerRequest& request, const PodInfo& pod) {
   const cri::ContainerConfig& config = request.config();
-  host::ContainerRequest out;
+  admission::ContainerRequest out;
   out.pod_uid = pod.uid;
   out.pod_name = pod.name;
   out.pod_namespace = pod.ns;

@@ -30,7 +30,7 @@ namespace qrm::shim {
 // sandbox_config, or, when the caller sent none, what RunPodSandbox recorded. Errors are
 // kInvalidArgument naming the field or annotation and its value: no pod uid or container
 // name, negative cgroup values, malformed override annotations.
-StatusOr<host::ContainerRequest> BuildContainerRequest(
+StatusOr<admission::ContainerRequest> BuildContainerRequest(
     const ::runtime::v1::CreateContainerRequest& request, const PodInfo& pod);
 
 // Cores requested by `shares` (see above); kInvalidArgument naming `field` if negative.

@@ -211,11 +211,11 @@ bool CriShim::listening() const {
   return serving_ && parts_->listener && parts_->listener->alive();
 }
 
-host::RuntimeApplier& CriShim::applier() {
+reconcile::RuntimeApplier& CriShim::applier() {
   return parts_->applier;
 }
 
-host::RuntimeView& CriShim::view() {
+reconcile::RuntimeView& CriShim::view() {
   return parts_->view;
 }
 

@@ -56,8 +56,8 @@ class CriShim {
   // socket is removed. Idempotent.
   void Stop();
 
-  host::RuntimeApplier& applier();
-  host::RuntimeView& view();
+  reconcile::RuntimeApplier& applier();
+  reconcile::RuntimeView& view();
   const ShimCounters& counters() const;
   // Containers created and neither started nor removed yet, alone or with their sandbox.
   size_t created_not_started() const;

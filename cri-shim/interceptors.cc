@@ -186,7 +186,7 @@ Answer Interceptors::CreateContainer(InterceptedCall& call, PhaseClock& clock) {
 
   clock.Lap(Phase::kDecode);
 
-  StatusOr<host::AdmissionResult> admitted = InternalError("not admitted");
+  StatusOr<admission::AdmissionResult> admitted = InternalError("not admitted");
   {
     auto lock = pod_locks_.Lock(key.pod_uid);
     admitted = host_.admission().Admit(*container);
@@ -201,14 +201,14 @@ Answer Interceptors::CreateContainer(InterceptedCall& call, PhaseClock& clock) {
   }
 
   Answer answer;
-  if (host::HasEffect(admitted->update)) {
-    host::ApplyToCreateContainer(admitted->update, &request);
+  if (apply::HasEffect(admitted->update)) {
+    apply::ApplyToCreateContainer(admitted->update, &request);
     answer = Forward(call, SerializeToByteBuffer(request), clock, Phase::kEncode);
   } else {
     answer = Forward(call, call.request(), clock, Phase::kEncode);
   }
 
-  return RecordCreate(request, key, ref, host::Fingerprint(admitted->update), std::move(answer),
+  return RecordCreate(request, key, ref, apply::Fingerprint(admitted->update), std::move(answer),
                       clock);
 }
 
@@ -274,7 +274,7 @@ Answer Interceptors::StartContainer(InterceptedCall& call, PhaseClock& clock) {
   pre_start.set_container_name(container->key.name);
   const PodRef ref{container->key.pod_uid, stored->request.pod_namespace(),
                    stored->request.pod_name(), container->key.name};
-  std::set<const host::PluginEndpoint*> called;
+  std::set<const registry::PluginEndpoint*> called;
   for (const auto& [resource, info] : stored->resources) {
     auto endpoint = host_.registry().Find(resource);
     if (!endpoint || !endpoint->options().pre_start_required()) continue;
@@ -385,8 +385,8 @@ uint64_t Interceptors::ReapplyIfChanged(const ContainerKey& key, uint64_t sent, 
   // Through the host's writer: a reconcile write or a throttle push of newer values cannot
   // land between this read and this write.
   Status s = host_.reconciler().writer().WriteCurrent(key.pod_uid, key.name,
-                                                      [&](const host::ContainerUpdate& now) {
-                                                        now_fingerprint = host::Fingerprint(now);
+                                                      [&](const apply::ContainerUpdate& now) {
+                                                        now_fingerprint = apply::Fingerprint(now);
                                                         changed = now_fingerprint != sent;
                                                         return changed;
                                                       });
@@ -430,12 +430,12 @@ Answer Interceptors::UpdateContainerResources(InterceptedCall& call, PhaseClock&
   auto current = host_.admission().CurrentUpdate(container->key.pod_uid, container->key.name);
   if (!current.ok() || current->owned.empty()) return Forward(call, call.request(), clock);
   clock.Lap(Phase::kDecode);
-  host::ApplyToUpdateContainerResources(*current, &request);
+  apply::ApplyToUpdateContainerResources(*current, &request);
   Answer answer = Forward(call, SerializeToByteBuffer(request), clock, Phase::kEncode);
   // The reconcile loop may have changed qrm's values while this was in flight, and its own
   // update may have reached the runtime before this one: send the newest values again.
   if (answer.status.ok()) {
-    ReapplyIfChanged(container->key, host::Fingerprint(*current), "during the kubelet's update");
+    ReapplyIfChanged(container->key, apply::Fingerprint(*current), "during the kubelet's update");
   }
   clock.Lap(Phase::kRecord);
   return answer;

@@ -1,7 +1,7 @@
 // Interceptors: what the shim does for the CRI methods it decodes.
 //
 //  RunPodSandbox      forwarded; the new sandbox id -> pod is recorded.
-//  CreateContainer    the normalized request is admitted (host::Admission::Admit), owned
+//  CreateContainer    the normalized request is admitted (admission::Admission::Admit), owned
 //                     fields, envs and annotations are written into the request in place,
 //                     then it is forwarded. If the runtime refuses it, the admission is
 //                     released again (Admission::ReleaseContainer) unless another container
@@ -17,7 +17,7 @@
 //  RemovePodSandbox   (Admission::RemovePod) unless it has another ready sandbox. The call
 //                     claims the pod's release while in flight, so the reconcile loop (which
 //                     sees the sandbox not ready already) leaves the pod to it
-//                     (host::ReleaseClaims).
+//                     (reconcile::ReleaseClaims).
 //  UpdateContainer-   forwarded with qrm's owned fields set to qrm's current values
 //  Resources          (Admission::CurrentUpdate); never swallowed. If qrm's values change
 //                     while it is in flight, the newest are sent again afterwards.

@@ -26,7 +26,7 @@ std::unique_ptr<grpc::ClientContext> Context(std::chrono::milliseconds timeout) 
 }  // namespace
 
 Status ShimApplier::Apply(const std::string& pod_uid, const std::string& container,
-                          const host::ContainerUpdate& update) {
+                          const apply::ContainerUpdate& update) {
   counters_.applier_updates.fetch_add(1, std::memory_order_relaxed);
   auto fail = [this](Status s) {
     counters_.applier_failures.fetch_add(1, std::memory_order_relaxed);
@@ -39,7 +39,7 @@ Status ShimApplier::Apply(const std::string& pod_uid, const std::string& contain
     return fail(NotFoundError(fmt::format(
         "pod={} container={}: no such container in the runtime (yet)", pod_uid, container)));
   }
-  const cri::UpdateContainerResourcesRequest request = host::UpdateRequestFor(*id, update);
+  const cri::UpdateContainerResourcesRequest request = apply::UpdateRequestFor(*id, update);
   cri::UpdateContainerResourcesResponse response;
   const grpc::Status s = channels->runtime().UpdateContainerResources(
       Context(options_.runtime_timeout).get(), request, &response);
@@ -67,7 +67,7 @@ StatusOr<std::set<std::string>> ShimView::ListPodUids() {
   return uids;
 }
 
-StatusOr<std::vector<host::RuntimeContainer>> ShimView::ListContainers() {
+StatusOr<std::vector<reconcile::RuntimeContainer>> ShimView::ListContainers() {
   RuntimeChannels* channels = channels_.load();
   if (channels == nullptr) return NotReady();
   cri::ListPodSandboxRequest sandboxes_request;
@@ -86,7 +86,7 @@ StatusOr<std::vector<host::RuntimeContainer>> ShimView::ListContainers() {
   s = channels->runtime().ListContainers(Context(options_.runtime_timeout).get(), request,
                                          &response);
   if (!s.ok()) return FromGrpcStatus(s).WithContext("ListContainers");
-  std::vector<host::RuntimeContainer> out;
+  std::vector<reconcile::RuntimeContainer> out;
   for (const auto& c : response.containers()) {
     auto pod = ready.find(c.pod_sandbox_id());
     if (pod == ready.end() || c.metadata().name().empty()) continue;

@@ -15,7 +15,7 @@
 
 namespace qrm::shim {
 
-class ShimApplier final : public host::RuntimeApplier {
+class ShimApplier final : public reconcile::RuntimeApplier {
  public:
   ShimApplier(const ShimOptions& options, RuntimeIndex& index, ShimCounters& counters)
       : options_(options), index_(index), counters_(counters) {}
@@ -27,7 +27,7 @@ class ShimApplier final : public host::RuntimeApplier {
   // field of `update` and its annotations. Errors (no such container yet, runtime errors)
   // are returned for the reconcile loop to retry, and counted.
   Status Apply(const std::string& pod_uid, const std::string& container,
-               const host::ContainerUpdate& update) override;
+               const apply::ContainerUpdate& update) override;
 
  private:
   const ShimOptions& options_;
@@ -36,14 +36,14 @@ class ShimApplier final : public host::RuntimeApplier {
   std::atomic<RuntimeChannels*> channels_{nullptr};
 };
 
-class ShimView final : public host::RuntimeView {
+class ShimView final : public reconcile::RuntimeView {
  public:
   explicit ShimView(const ShimOptions& options) : options_(options) {}
   void SetRuntime(RuntimeChannels* channels) { channels_.store(channels); }
 
   StatusOr<std::set<std::string>> ListPodUids() override;
   // Containers of ready sandboxes, with the pod identity the sandbox metadata gives.
-  StatusOr<std::vector<host::RuntimeContainer>> ListContainers() override;
+  StatusOr<std::vector<reconcile::RuntimeContainer>> ListContainers() override;
 
  private:
   const ShimOptions& options_;

@@ -38,8 +38,9 @@ StatusOr<mode_t> ParseMode(const std::string& text, const std::string& flag) {
 }
 
 // "TO[:SCALE]" of --resource-alias FROM=TO[:SCALE]; `flag_value` is the whole value, for errors.
-StatusOr<ResourceAlias> ParseAliasTarget(const std::string& target, const std::string& flag_value) {
-  ResourceAlias alias;
+StatusOr<admission::ResourceAlias> ParseAliasTarget(const std::string& target,
+                                                    const std::string& flag_value) {
+  admission::ResourceAlias alias;
   alias.to = target;
   if (size_t colon = target.rfind(':'); colon != std::string::npos) {
     alias.to = target.substr(0, colon);
@@ -227,7 +228,7 @@ Status HostFlags::FinishSockets(HostConfig& c) const {
 Status HostFlags::FinishQos(HostConfig& c) const {
   for (const std::string& f : failure_policies_) {
     QRM_ASSIGN_OR_RETURN(auto kv, SplitPair(f, "failure_policy", "LEVEL=fail|ignore"));
-    auto p = ParseFailurePolicy(kv.second);
+    auto p = admission::ParseFailurePolicy(kv.second);
     if (!p.ok()) return p.status().WithContext("failure_policy");
     QRM_RETURN_IF_ERROR(c.host.admission.failure_policies.Set(kv.first, *p));
   }

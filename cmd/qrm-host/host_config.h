@@ -18,8 +18,8 @@ namespace qrm::host {
 struct HostConfig {
   HostOptions host;
   shim::ShimOptions shim;
-  PodResourcesOptions pod_resources;
-  AdminOptions admin;
+  podresources::PodResourcesOptions pod_resources;
+  admin::AdminOptions admin;
   std::string metrics_address = "127.0.0.1:9464";  // "" disables /metrics and health
   http::ConnectionLimits http_limits;
   std::string log_level = "info";

@@ -59,7 +59,7 @@ void ShimFamilies(const shim::ShimCounters& c, std::string& out) {
   }
 }
 
-void PluginFamilies(const PluginRegistry& registry, std::string& out) {
+void PluginFamilies(const registry::PluginRegistry& registry, std::string& out) {
   int healthy = 0, stopped = 0;
   for (const auto& e : registry.Endpoints()) (e->stopped() ? stopped : healthy)++;
   out +=
@@ -82,7 +82,8 @@ void HeapFamily(std::string& out) {
 
 }  // namespace
 
-void RegisterHostCollectors(const shim::ShimCounters& counters, const PluginRegistry& registry) {
+void RegisterHostCollectors(const shim::ShimCounters& counters,
+                            const registry::PluginRegistry& registry) {
   metrics::Default().AddCollector([&counters](std::string& out) { ShimFamilies(counters, out); });
   metrics::Default().AddCollector([&registry](std::string& out) { PluginFamilies(registry, out); });
   metrics::Default().AddCollector(HeapFamily);

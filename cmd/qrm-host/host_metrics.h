@@ -8,6 +8,7 @@
 namespace qrm::host {
 
 // Registers collectors for `counters` and `registry`; both must outlive the metrics server.
-void RegisterHostCollectors(const shim::ShimCounters& counters, const PluginRegistry& registry);
+void RegisterHostCollectors(const shim::ShimCounters& counters,
+                            const registry::PluginRegistry& registry);
 
 }  // namespace qrm::host

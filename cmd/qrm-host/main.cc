@@ -79,8 +79,8 @@ std::optional<HostConfig> LoadConfig(int argc, char** argv, int& exit_code) {
 
 // pod-resources lists every active pod (the runtime's containers too) and gives memory bound
 // to no NUMA node the topology of the whole machine.
-qrm::host::PodResourcesOptions PodResourcesOptionsFor(const HostConfig& config) {
-  qrm::host::PodResourcesOptions options = config.pod_resources;
+qrm::podresources::PodResourcesOptions PodResourcesOptionsFor(const HostConfig& config) {
+  qrm::podresources::PodResourcesOptions options = config.pod_resources;
   if (auto numa = config.host.numa ? qrm::StatusOr<qrm::topology::NumaInfo>(*config.host.numa)
                                    : qrm::host::LoadNumaInfo(config.host.sysfs_root);
       numa.ok()) {
@@ -96,8 +96,8 @@ struct Parts {
   std::unique_ptr<qrm::http::HttpServer> http;
   std::unique_ptr<qrm::host::Host> host;
   std::unique_ptr<qrm::shim::CriShim> shim;
-  std::unique_ptr<qrm::host::PodResourcesServer> pod_resources;
-  std::unique_ptr<qrm::host::AdminServer> admin;
+  std::unique_ptr<qrm::podresources::PodResourcesServer> pod_resources;
+  std::unique_ptr<qrm::admin::AdminServer> admin;
 };
 
 // Health first, so a supervisor sees the process alive while it waits for the runtime;
@@ -138,12 +138,12 @@ qrm::Status StartCore(const HostConfig& config, Parts& parts, qrm::StopStack& st
 // pod-resources, the admin socket, and last the CRI socket: the kubelet never sees a shim
 // that does not know what is running.
 qrm::Status StartServing(const HostConfig& config, Parts& parts, qrm::StopStack& stops) {
-  parts.pod_resources = std::make_unique<qrm::host::PodResourcesServer>(
+  parts.pod_resources = std::make_unique<qrm::podresources::PodResourcesServer>(
       PodResourcesOptionsFor(config), parts.host->state(),
       [&parts] { return parts.host->AggregateAllocatable(); }, &parts.shim->view());
   QRM_RETURN_IF_ERROR(parts.pod_resources->Start().WithContext("cannot serve pod-resources"));
   stops.Push([&parts] { parts.pod_resources->Stop(); });
-  parts.admin = std::make_unique<qrm::host::AdminServer>(config.admin, *parts.host);
+  parts.admin = std::make_unique<qrm::admin::AdminServer>(config.admin, *parts.host);
   QRM_RETURN_IF_ERROR(parts.admin->Start().WithContext("cannot serve the admin socket"));
   stops.Push([&parts] { parts.admin->Stop(); });
   QRM_RETURN_IF_ERROR(parts.shim->Serve().WithContext("cannot serve CRI"));

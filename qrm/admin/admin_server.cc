@@ -11,7 +11,7 @@
 #include "qrm/registry/socket_access.h"
 #include "qrm/topology/policy_names.h"
 
-namespace qrm::host {
+namespace qrm::admin {
 namespace adm = ::qrm::admin::v1;
 
 namespace {
@@ -20,19 +20,21 @@ int64_t UnixSeconds(std::chrono::system_clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::seconds>(t.time_since_epoch()).count();
 }
 
-bool Matches(const PodAllocation& pod, const std::string& filter) {
+bool Matches(const state::PodAllocation& pod, const std::string& filter) {
   return filter.empty() || pod.uid == filter || pod.name == filter ||
          pod.ns + "/" + pod.name == filter;
 }
 
-void FillContainer(const std::string& uid, const std::string& name, const ContainerAllocation& c,
-                   const Admission& admission, adm::ContainerAllocation* out) {
+void FillContainer(const std::string& uid, const std::string& name,
+                   const state::ContainerAllocation& c, const admission::Admission& admission,
+                   adm::ContainerAllocation* out) {
   out->set_name(name);
   for (const auto& [resource, info] : c.resources) (*out->mutable_resources())[resource] = info;
   // The level as admission and the plugins resolve it (labels, annotations, role table).
-  out->set_qos_level(QosLevelName(qos::ResolveQos(c.request, admission.options().roles)));
+  out->set_qos_level(
+      admission::QosLevelName(qos::ResolveQos(c.request, admission.options().roles)));
   out->set_pod_role(c.request.pod_role());
-  for (const std::string& resource : StillSkipped(c)) {
+  for (const std::string& resource : admission::StillSkipped(c)) {
     const std::string refusal = admission.skipped_status().Refusal({uid, name, resource});
     (*out->mutable_skipped_resources())[resource] =
         refusal.empty() ? "pending" : "unallocatable: " + refusal;
@@ -51,7 +53,7 @@ void FillContainer(const std::string& uid, const std::string& name, const Contai
 
 class AdminServer::Service final : public adm::Admin::Service {
  public:
-  explicit Service(Host& host) : host_(host) {}
+  explicit Service(host::Host& host) : host_(host) {}
 
   grpc::Status ListPlugins(grpc::ServerContext*, const adm::ListPluginsRequest*,
                            adm::ListPluginsResponse* response) override {
@@ -59,8 +61,9 @@ class AdminServer::Service final : public adm::Admin::Service {
       adm::PluginStatus* p = response->add_plugins();
       p->set_resource_name(e->resource());
       p->set_socket_path(e->socket_path());
-      p->set_registration_style(e->style() == RegistrationStyle::kRegisterRpc ? "device-plugin"
-                                                                              : "plugin-watcher");
+      p->set_registration_style(e->style() == registry::RegistrationStyle::kRegisterRpc
+                                    ? "device-plugin"
+                                    : "plugin-watcher");
       p->set_state(e->stopped() ? "stopped" : "healthy");
       p->set_registered_at_unix(UnixSeconds(e->registered_at()));
       if (auto since = e->stopped_since(); since.has_value()) {
@@ -101,7 +104,7 @@ class AdminServer::Service final : public adm::Admin::Service {
     for (auto& [resource, a] : host_.AggregateAllocatable()) {
       (*response->mutable_resources())[resource] = std::move(a);
     }
-    const AdmissionOptions& options = host_.admission().options();
+    const admission::AdmissionOptions& options = host_.admission().options();
     response->set_topology_policy(std::string(topology::PolicyName(options.policy)));
     response->set_topology_scope(std::string(topology::ScopeName(options.scope)));
     const topology::NumaInfo& numa = host_.admission().numa();
@@ -118,29 +121,29 @@ class AdminServer::Service final : public adm::Admin::Service {
 
   grpc::Status SetCpuThrottle(grpc::ServerContext*, const adm::SetCpuThrottleRequest* request,
                               adm::CpuThrottle* response) override {
-    auto answer = host::SetCpuThrottle(host_, *request);
+    auto answer = admin::SetCpuThrottle(host_, *request);
     if (answer.ok()) *response = std::move(*answer);
     return ToGrpcStatus(answer.status());
   }
 
   grpc::Status ClearCpuThrottle(grpc::ServerContext*, const adm::ClearCpuThrottleRequest* request,
                                 adm::ClearCpuThrottleResponse* response) override {
-    auto answer = host::ClearCpuThrottle(host_, *request);
+    auto answer = admin::ClearCpuThrottle(host_, *request);
     if (answer.ok()) *response = std::move(*answer);
     return ToGrpcStatus(answer.status());
   }
 
   grpc::Status ListCpuThrottles(grpc::ServerContext*, const adm::ListCpuThrottlesRequest*,
                                 adm::ListCpuThrottlesResponse* response) override {
-    *response = host::ListCpuThrottles(host_);
+    *response = admin::ListCpuThrottles(host_);
     return grpc::Status::OK;
   }
 
  private:
-  Host& host_;
+  host::Host& host_;
 };
 
-AdminServer::AdminServer(AdminOptions options, Host& host)
+AdminServer::AdminServer(AdminOptions options, host::Host& host)
     : options_(std::move(options)), service_(std::make_unique<Service>(host)) {}
 
 AdminServer::~AdminServer() {
@@ -152,8 +155,9 @@ Status AdminServer::Start() {
   builder.RegisterService(service_.get());
   server_ = builder.BuildAndStart();
   if (!server_) return InternalError("admin: cannot build the gRPC server");
-  listener_ = std::make_unique<PeerCheckedListener>(
-      options_.socket, options_.allow, options_.permissions, "admin", CountPeerRefusals("admin"));
+  listener_ =
+      std::make_unique<PeerCheckedListener>(options_.socket, options_.allow, options_.permissions,
+                                            "admin", registry::CountPeerRefusals("admin"));
   if (Status s = listener_->Start(server_.get()); !s.ok()) {
     Stop();
     return s;
@@ -169,4 +173,4 @@ void AdminServer::Stop() {
   server_.reset();
 }
 
-}  // namespace qrm::host
+}  // namespace qrm::admin

@@ -13,7 +13,7 @@ namespace grpc {
 class Server;
 }
 
-namespace qrm::host {
+namespace qrm::admin {
 
 struct AdminOptions {
   std::string socket = "/var/run/qrm/admin.sock";
@@ -24,7 +24,7 @@ struct AdminOptions {
 
 class AdminServer {
  public:
-  AdminServer(AdminOptions options, Host& host);
+  AdminServer(AdminOptions options, host::Host& host);
   ~AdminServer();
   AdminServer(const AdminServer&) = delete;
   AdminServer& operator=(const AdminServer&) = delete;
@@ -42,4 +42,4 @@ class AdminServer {
   std::unique_ptr<PeerCheckedListener> listener_;
 };
 
-}  // namespace qrm::host
+}  // namespace qrm::admin

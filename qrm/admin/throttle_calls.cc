@@ -4,18 +4,18 @@
 
 #include "common/log.h"
 
-namespace qrm::host {
+namespace qrm::admin {
 namespace adm = ::qrm::admin::v1;
 namespace {
 
 constexpr int64_t kDefaultPeriodUs = 100000;
 
-std::string StateOf(const ThrottleStore& store, const CpuThrottle& t) {
+std::string StateOf(const throttle::ThrottleStore& store, const throttle::CpuThrottle& t) {
   if (t.restoring) return "restoring";
   return store.IsPending({t.pod_uid, t.container}) ? "pending" : "applied";
 }
 
-adm::CpuThrottle ToProto(const ThrottleStore& store, const CpuThrottle& t) {
+adm::CpuThrottle ToProto(const throttle::ThrottleStore& store, const throttle::CpuThrottle& t) {
   adm::CpuThrottle out;
   out.set_pod_uid(t.pod_uid);
   out.set_container(t.container);
@@ -31,8 +31,8 @@ adm::CpuThrottle ToProto(const ThrottleStore& store, const CpuThrottle& t) {
   return out;
 }
 
-CpuThrottleRequest FromProto(const adm::SetCpuThrottleRequest& r) {
-  CpuThrottleRequest out;
+throttle::CpuThrottleRequest FromProto(const adm::SetCpuThrottleRequest& r) {
+  throttle::CpuThrottleRequest out;
   out.pod_uid = r.pod_uid();
   out.container = r.container();
   out.quota_us = r.quota_us();
@@ -47,17 +47,18 @@ CpuThrottleRequest FromProto(const adm::SetCpuThrottleRequest& r) {
 
 }  // namespace
 
-StatusOr<adm::CpuThrottle> SetCpuThrottle(Host& host, const adm::SetCpuThrottleRequest& request) {
-  const CpuThrottleRequest r = FromProto(request);
-  QRM_RETURN_IF_ERROR(ValidateThrottleRequest(r));
+StatusOr<adm::CpuThrottle> SetCpuThrottle(host::Host& host,
+                                          const adm::SetCpuThrottleRequest& request) {
+  const throttle::CpuThrottleRequest r = FromProto(request);
+  QRM_RETURN_IF_ERROR(throttle::ValidateThrottleRequest(r));
   // Only containers the host placed: a throttle must outlive nothing it does not track.
   if (!host.state().GetContainer(r.pod_uid, r.container)) {
     return NotFoundError(
         fmt::format("pod={} container={}: not admitted by qrm-host", r.pod_uid, r.container));
   }
-  QRM_ASSIGN_OR_RETURN(CpuThrottle stored, host.throttles().Set(r));
+  QRM_ASSIGN_OR_RETURN(throttle::CpuThrottle stored, host.throttles().Set(r));
   // A renewal that changes nothing in the runtime is not pushed again.
-  const ThrottleStore::Key key{r.pod_uid, r.container};
+  const throttle::ThrottleStore::Key key{r.pod_uid, r.container};
   Status pushed = host.throttles().IsPending(key) ? host.reconciler().throttle_pusher().Push(key)
                                                   : Status::Ok();
   auto log = Logger("admin");
@@ -71,7 +72,7 @@ StatusOr<adm::CpuThrottle> SetCpuThrottle(Host& host, const adm::SetCpuThrottleR
 }
 
 StatusOr<adm::ClearCpuThrottleResponse> ClearCpuThrottle(
-    Host& host, const adm::ClearCpuThrottleRequest& request) {
+    host::Host& host, const adm::ClearCpuThrottleRequest& request) {
   adm::ClearCpuThrottleResponse out;
   QRM_ASSIGN_OR_RETURN(bool was, host.throttles().Clear(request.pod_uid(), request.container()));
   out.set_was_throttled(was);
@@ -86,12 +87,12 @@ StatusOr<adm::ClearCpuThrottleResponse> ClearCpuThrottle(
   return out;
 }
 
-adm::ListCpuThrottlesResponse ListCpuThrottles(Host& host) {
+adm::ListCpuThrottlesResponse ListCpuThrottles(host::Host& host) {
   adm::ListCpuThrottlesResponse out;
-  for (const CpuThrottle& t : host.throttles().List()) {
+  for (const throttle::CpuThrottle& t : host.throttles().List()) {
     *out.add_throttles() = ToProto(host.throttles(), t);
   }
   return out;
 }
 
-}  // namespace qrm::host
+}  // namespace qrm::admin

@@ -6,15 +6,15 @@
 #include "common/status.h"
 #include "qrm/host/host.h"
 
-namespace qrm::host {
+namespace qrm::admin {
 
 // Validates, persists and pushes at once. A failed push is not an error (the entry stays
 // pending and the reconcile tick retries it): the answer's state says "pending" and
 // push_error says why.
 StatusOr<::qrm::admin::v1::CpuThrottle> SetCpuThrottle(
-    Host& host, const ::qrm::admin::v1::SetCpuThrottleRequest& request);
+    host::Host& host, const ::qrm::admin::v1::SetCpuThrottleRequest& request);
 StatusOr<::qrm::admin::v1::ClearCpuThrottleResponse> ClearCpuThrottle(
-    Host& host, const ::qrm::admin::v1::ClearCpuThrottleRequest& request);
-::qrm::admin::v1::ListCpuThrottlesResponse ListCpuThrottles(Host& host);
+    host::Host& host, const ::qrm::admin::v1::ClearCpuThrottleRequest& request);
+::qrm::admin::v1::ListCpuThrottlesResponse ListCpuThrottles(host::Host& host);
 
-}  // namespace qrm::host
+}  // namespace qrm::admin

@@ -9,7 +9,7 @@
 #include "common/parallel_map.h"
 #include "qrm/topology/policy_names.h"
 
-namespace qrm::host {
+namespace qrm::admission {
 namespace {
 
 namespace pb = ::resourceplugin::v1alpha1;
@@ -106,7 +106,7 @@ Status ValidateAllocationInfo(const std::string& plugin, const std::string& reso
 
 struct Admission::Target {
   std::string resource;
-  std::shared_ptr<PluginEndpoint> endpoint;
+  std::shared_ptr<registry::PluginEndpoint> endpoint;
   bool skipped = false;  // left out under the failure policy
 };
 
@@ -130,8 +130,9 @@ pb::ResourceRequest ToResourceRequest(const ContainerRequest& r) {
   return req;
 }
 
-Admission::Admission(AdmissionOptions options, topology::NumaInfo numa, PluginRegistry& registry,
-                     StateStore& state, boost::asio::thread_pool& workers, ThrottleStore* throttles)
+Admission::Admission(AdmissionOptions options, topology::NumaInfo numa,
+                     registry::PluginRegistry& registry, state::StateStore& state,
+                     boost::asio::thread_pool& workers, throttle::ThrottleStore* throttles)
     : options_(std::move(options)),
       numa_(std::move(numa)),
       registry_(registry),
@@ -186,14 +187,14 @@ FailurePolicy Admission::PolicyFor(const ContainerRequest& request) const {
 StatusOr<topology::TopologyHint> Admission::ContainerAffinity(const ContainerRequest& request,
                                                               std::vector<Target>& targets) {
   const pb::ResourceRequest base = ToResourceRequest(request);
-  auto responses = FanOut<PluginEndpoint::HintsCall>(
+  auto responses = registry::FanOut<registry::PluginEndpoint::HintsCall>(
       targets.size(),
       [&](size_t i, grpc::CompletionQueue* cq) {
         pb::ResourceRequest req = base;
         req.set_resource_name(targets[i].resource);
         return targets[i].endpoint->StartGetTopologyHints(req, options_.rpc_timeout, cq);
       },
-      [&](size_t i, PluginEndpoint::HintsCall& call) {
+      [&](size_t i, registry::PluginEndpoint::HintsCall& call) {
         return targets[i].endpoint->FinishGetTopologyHints(call);
       });
   std::vector<std::string> names;
@@ -219,14 +220,14 @@ StatusOr<topology::TopologyHint> Admission::PodAffinity(const ContainerRequest& 
   for (const auto& [k, v] : request.labels) (*base.mutable_labels())[k] = v;
   for (const auto& [k, v] : request.annotations) (*base.mutable_annotations())[k] = v;
 
-  auto responses = FanOut<PluginEndpoint::PodHintsCall>(
+  auto responses = registry::FanOut<registry::PluginEndpoint::PodHintsCall>(
       targets.size(),
       [&](size_t i, grpc::CompletionQueue* cq) {
         pb::PodResourceRequest req = base;
         req.set_resource_name(targets[i].resource);
         return targets[i].endpoint->StartGetPodTopologyHints(req, options_.rpc_timeout, cq);
       },
-      [&](size_t i, PluginEndpoint::PodHintsCall& call) {
+      [&](size_t i, registry::PluginEndpoint::PodHintsCall& call) {
         return targets[i].endpoint->FinishGetPodTopologyHints(call);
       });
   std::vector<std::string> names;
@@ -276,7 +277,7 @@ Status Admission::ValidateRequest(const ContainerRequest& request) {
         request.pod_uid, request.container_name));
   }
   // A uid the checkpoint cannot name a file after is refused before any plugin allocates.
-  QRM_RETURN_IF_ERROR(StateStore::ValidatePodUid(request.pod_uid));
+  QRM_RETURN_IF_ERROR(state::StateStore::ValidatePodUid(request.pod_uid));
   for (const auto& [name, quantity] : request.resources) {
     if (!std::isfinite(quantity) || quantity < 0) {
       return InvalidArgumentError(fmt::format("{}: requested {} = {} must be finite and >= 0",
@@ -299,14 +300,14 @@ std::vector<StatusOr<pb::ResourceAllocationResponse>> Admission::AllocateOnPlugi
   for (const auto& t : targets) {
     if (!t.skipped) sent.push_back(t);
   }
-  return FanOut<PluginEndpoint::AllocateCall>(
+  return registry::FanOut<registry::PluginEndpoint::AllocateCall>(
       sent.size(),
       [&](size_t i, grpc::CompletionQueue* cq) {
         pb::ResourceRequest req = base;
         req.set_resource_name(sent[i].resource);
         return sent[i].endpoint->StartAllocate(req, options_.rpc_timeout, cq);
       },
-      [&](size_t i, PluginEndpoint::AllocateCall& call) {
+      [&](size_t i, registry::PluginEndpoint::AllocateCall& call) {
         return sent[i].endpoint->FinishAllocate(call);
       });
 }
@@ -335,7 +336,7 @@ Status Admission::CollectAllocations(
 }
 
 Status Admission::CompleteAndPersist(const ContainerRequest& request, AdmissionResult& result) {
-  QRM_ASSIGN_OR_RETURN(result.update, BuildContainerUpdate(result.allocation.resources));
+  QRM_ASSIGN_OR_RETURN(result.update, apply::BuildContainerUpdate(result.allocation.resources));
   for (const auto& c : result.update.conflicts)
     Logger("admission")->warn("{}: {}", Ref(request), c);
   if (!result.skipped_resources.empty()) {
@@ -356,7 +357,7 @@ StatusOr<AdmissionResult> Admission::Admit(const ContainerRequest& request) {
   auto pod_lock = locks_.Lock(request.pod_uid);
 
   if (auto stored = state_.GetContainer(request.pod_uid, request.container_name)) {
-    QRM_ASSIGN_OR_RETURN(auto update, BuildContainerUpdate(stored->resources));
+    QRM_ASSIGN_OR_RETURN(auto update, apply::BuildContainerUpdate(stored->resources));
     QRM_RETURN_IF_ERROR(confinement_.Apply(request.pod_uid, request.container_name, *stored,
                                            state_.Snapshot(), &update));
     if (throttles_) throttles_->Overlay(request.pod_uid, request.container_name, &update);
@@ -411,7 +412,7 @@ StatusOr<AdmissionResult> Admission::Admit(const ContainerRequest& request) {
 
 void Admission::Rollback(const ContainerRequest& request, const std::vector<Target>& allocated) {
   auto log = Logger("admission");
-  const std::shared_ptr<const PodAllocation> pod = state_.GetPod(request.pod_uid);
+  const std::shared_ptr<const state::PodAllocation> pod = state_.GetPod(request.pod_uid);
   ParallelMap<int>(workers_, allocated.size(), [&](size_t i) {
     const Target& t = allocated[i];
     if (Status s = t.endpoint->RemovePod(request.pod_uid, options_.rpc_timeout); !s.ok()) {
@@ -437,7 +438,7 @@ void Admission::Rollback(const ContainerRequest& request, const std::vector<Targ
 Status Admission::RemovePod(const std::string& pod_uid) {
   auto log = Logger("admission");
   auto pod_lock = locks_.Lock(pod_uid);
-  std::vector<std::shared_ptr<PluginEndpoint>> live;
+  std::vector<std::shared_ptr<registry::PluginEndpoint>> live;
   for (auto& e : registry_.Endpoints()) {
     if (!e->stopped()) live.push_back(e);
   }
@@ -464,7 +465,8 @@ Status Admission::RemoveContainer(const std::string& pod_uid, const std::string&
 
 Status Admission::ReleaseContainer(const std::string& pod_uid, const std::string& container) {
   auto pod_lock = locks_.Lock(pod_uid);
-  const std::shared_ptr<const ContainerAllocation> stored = state_.GetContainer(pod_uid, container);
+  const std::shared_ptr<const state::ContainerAllocation> stored =
+      state_.GetContainer(pod_uid, container);
   if (!stored) return Status::Ok();
   ContainerRequest request;
   request.pod_uid = pod_uid;
@@ -473,7 +475,7 @@ Status Admission::ReleaseContainer(const std::string& pod_uid, const std::string
   request.container_name = container;
   // The plugins that allocated for it, each once (one plugin may report several resources).
   std::vector<Target> allocated;
-  std::set<const PluginEndpoint*> seen;
+  std::set<const registry::PluginEndpoint*> seen;
   for (const auto& [resource, info] : stored->resources) {
     auto endpoint = registry_.Find(resource);
     if (endpoint && seen.insert(endpoint.get()).second) allocated.push_back({resource, endpoint});
@@ -487,17 +489,17 @@ Status Admission::ReleaseContainer(const std::string& pod_uid, const std::string
   return Status::Ok();
 }
 
-StatusOr<ContainerUpdate> Admission::CurrentUpdate(const std::string& pod_uid,
-                                                   const std::string& container) const {
+StatusOr<apply::ContainerUpdate> Admission::CurrentUpdate(const std::string& pod_uid,
+                                                          const std::string& container) const {
   auto stored = state_.GetContainer(pod_uid, container);
   if (!stored) {
     return NotFoundError(fmt::format("pod={} container={}: not admitted", pod_uid, container));
   }
-  auto update = BuildContainerUpdate(stored->resources);
+  auto update = apply::BuildContainerUpdate(stored->resources);
   if (!update.ok()) return update;
   QRM_RETURN_IF_ERROR(confinement_.Apply(pod_uid, container, *stored, state_.Snapshot(), &*update));
   if (throttles_) throttles_->Overlay(pod_uid, container, &*update);
   return update;
 }
 
-}  // namespace qrm::host
+}  // namespace qrm::admission

@@ -50,7 +50,7 @@
 #include "qrm/throttle/throttle_store.h"
 #include "qrm/topology/merge.h"
 
-namespace qrm::host {
+namespace qrm::admission {
 
 // Requests for `from` are served by the plugin of `to`, scaled (e.g. a
 // reclaimed milli-CPU resource to "cpu" with scale 0.001).
@@ -78,8 +78,8 @@ struct AdmissionOptions {
 };
 
 struct AdmissionResult {
-  ContainerAllocation allocation;              // as checkpointed
-  ContainerUpdate update;                      // owned fields, envs, annotations to apply
+  state::ContainerAllocation allocation;       // as checkpointed
+  apply::ContainerUpdate update;               // owned fields, envs, annotations to apply
   bool readmitted = false;                     // came from the checkpoint, no plugin called
   std::vector<std::string> skipped_resources;  // left out under the failure policy
 };
@@ -88,9 +88,9 @@ class Admission {
  public:
   // `throttles` (may be null: none) are the CPU quotas the host holds containers at; they
   // join every container's owned fields (throttle_store.h).
-  Admission(AdmissionOptions options, topology::NumaInfo numa, PluginRegistry& registry,
-            StateStore& state, boost::asio::thread_pool& workers,
-            ThrottleStore* throttles = nullptr);
+  Admission(AdmissionOptions options, topology::NumaInfo numa, registry::PluginRegistry& registry,
+            state::StateStore& state, boost::asio::thread_pool& workers,
+            throttle::ThrottleStore* throttles = nullptr);
 
   StatusOr<AdmissionResult> Admit(const ContainerRequest& request);
 
@@ -111,8 +111,8 @@ class Admission {
 
   // The owned fields a checkpointed container should have now: its plugins' allocations,
   // confinement and its CPU throttle.
-  StatusOr<ContainerUpdate> CurrentUpdate(const std::string& pod_uid,
-                                          const std::string& container) const;
+  StatusOr<apply::ContainerUpdate> CurrentUpdate(const std::string& pod_uid,
+                                                 const std::string& container) const;
 
   const AdmissionOptions& options() const { return options_; }
   const topology::NumaInfo& numa() const { return numa_; }
@@ -125,7 +125,7 @@ class Admission {
   SkippedStatus& skipped_status() { return skipped_; }
   const SkippedStatus& skipped_status() const { return skipped_; }
   PodLocks& pod_locks() { return locks_; }
-  ThrottleStore* throttles() const { return throttles_; }
+  throttle::ThrottleStore* throttles() const { return throttles_; }
 
  private:
   struct Target;  // one plugin consulted for one resource
@@ -148,28 +148,29 @@ class Admission {
   StatusOr<topology::TopologyHint> Affinity(const ContainerRequest& mapped,
                                             std::vector<Target>& targets);
   // Allocate on every target not skipped (in parallel); fills `sent` with those targets.
-  std::vector<StatusOr<pb::ResourceAllocationResponse>> AllocateOnPlugins(
-      const pb::ResourceRequest& base, const std::vector<Target>& targets,
+  std::vector<StatusOr<::resourceplugin::v1alpha1::ResourceAllocationResponse>> AllocateOnPlugins(
+      const ::resourceplugin::v1alpha1::ResourceRequest& base, const std::vector<Target>& targets,
       std::vector<Target>& sent);
   // The answers into `result` under the failure policy; the first failure it cannot excuse.
-  Status CollectAllocations(const ContainerRequest& request, const std::vector<Target>& sent,
-                            std::vector<StatusOr<pb::ResourceAllocationResponse>>& responses,
-                            AdmissionResult& result);
+  Status CollectAllocations(
+      const ContainerRequest& request, const std::vector<Target>& sent,
+      std::vector<StatusOr<::resourceplugin::v1alpha1::ResourceAllocationResponse>>& responses,
+      AdmissionResult& result);
   // Owned fields, skipped-resource annotation and confinement, then the durable checkpoint.
   Status CompleteAndPersist(const ContainerRequest& request, AdmissionResult& result);
 
   const AdmissionOptions options_;
   const topology::NumaInfo numa_;
-  PluginRegistry& registry_;
-  StateStore& state_;
+  registry::PluginRegistry& registry_;
+  state::StateStore& state_;
   boost::asio::thread_pool& workers_;
   PodLocks locks_;
   mutable Confinement confinement_;
   SkippedStatus skipped_;
-  ThrottleStore* const throttles_;
+  throttle::ThrottleStore* const throttles_;
 };
 
 // Builds the ResourceRequest sent to plugins (resource_name and hint unset).
 ::resourceplugin::v1alpha1::ResourceRequest ToResourceRequest(const ContainerRequest& request);
 
-}  // namespace qrm::host
+}  // namespace qrm::admission

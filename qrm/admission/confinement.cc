@@ -5,21 +5,21 @@
 #include "common/log.h"
 #include "common/metrics/metrics.h"
 
-namespace qrm::host {
+namespace qrm::admission {
 namespace {
 
-std::string CpusetOf(const ContainerAllocation& c) {
-  auto update = BuildContainerUpdate(c.resources);
+std::string CpusetOf(const state::ContainerAllocation& c) {
+  auto update = apply::BuildContainerUpdate(c.resources);
   return update.ok() ? update->resources.cpuset_cpus() : std::string();
 }
 
-bool NeedsConfinement(const ContainerAllocation& c) {
+bool NeedsConfinement(const state::ContainerAllocation& c) {
   return !StillSkipped(c).empty() && CpusetOf(c).empty();
 }
 
 }  // namespace
 
-std::set<std::string> StillSkipped(const ContainerAllocation& container) {
+std::set<std::string> StillSkipped(const state::ContainerAllocation& container) {
   std::set<std::string> out;
   auto it = container.request.annotations().find(kSkippedResourcesAnnotation);
   if (it == container.request.annotations().end()) return out;
@@ -34,7 +34,7 @@ std::set<std::string> StillSkipped(const ContainerAllocation& container) {
   return out;
 }
 
-CpuSet ExclusiveCpus(const PodResources& pods, const qos::RoleTable& roles,
+CpuSet ExclusiveCpus(const state::PodResources& pods, const qos::RoleTable& roles,
                      const std::pair<std::string, std::string>& except) {
   CpuSet out;
   for (const auto& [uid, pod] : pods) {
@@ -50,15 +50,15 @@ CpuSet ExclusiveCpus(const PodResources& pods, const qos::RoleTable& roles,
   return out;
 }
 
-std::optional<CpuSet> Confinement::Allowed(const PodResources& pods,
+std::optional<CpuSet> Confinement::Allowed(const state::PodResources& pods,
                                            const std::pair<std::string, std::string>& key) const {
   if (!online_) return std::nullopt;
   return online_->Difference(ExclusiveCpus(pods, roles_, key));
 }
 
 Status Confinement::Apply(const std::string& pod_uid, const std::string& container,
-                          const ContainerAllocation& allocation, const PodResources& pods,
-                          ContainerUpdate* update) {
+                          const state::ContainerAllocation& allocation,
+                          const state::PodResources& pods, apply::ContainerUpdate* update) {
   if (!NeedsConfinement(allocation)) return Status::Ok();
   const auto allowed = Allowed(pods, {pod_uid, container});
   if (!allowed) return Status::Ok();
@@ -74,9 +74,10 @@ Status Confinement::Apply(const std::string& pod_uid, const std::string& contain
   return Status::Ok();
 }
 
-void Confinement::Refresh(const PodResources& pods,
-                          std::map<std::pair<std::string, std::string>, ContainerUpdate>& updates,
-                          std::map<std::pair<std::string, std::string>, bool>& pending) {
+void Confinement::Refresh(
+    const state::PodResources& pods,
+    std::map<std::pair<std::string, std::string>, apply::ContainerUpdate>& updates,
+    std::map<std::pair<std::string, std::string>, bool>& pending) {
   MutexLock lock(mu_);
   std::map<std::pair<std::string, std::string>, std::string> now;
   for (const auto& [uid, pod] : pods) {
@@ -107,4 +108,4 @@ void Confinement::Refresh(const PodResources& pods,
       .Set(static_cast<double>(last_.size()));
 }
 
-}  // namespace qrm::host
+}  // namespace qrm::admission

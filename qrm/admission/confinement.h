@@ -23,15 +23,15 @@
 #include "qrm/apply/container_update.h"
 #include "qrm/state/pod_resources.h"
 
-namespace qrm::host {
+namespace qrm::admission {
 
 // The resources a container was admitted without (kSkippedResourcesAnnotation) that it still
 // holds no allocation of.
-std::set<std::string> StillSkipped(const ContainerAllocation& container);
+std::set<std::string> StillSkipped(const state::ContainerAllocation& container);
 
 // The CPUs of every container in `pods` whose QoS resolves to dedicated_cores (the one
 // resolver, with the host's role table); `except` (pod uid, container) is left out.
-CpuSet ExclusiveCpus(const PodResources& pods, const qos::RoleTable& roles,
+CpuSet ExclusiveCpus(const state::PodResources& pods, const qos::RoleTable& roles,
                      const std::pair<std::string, std::string>& except = {});
 
 class Confinement {
@@ -44,17 +44,17 @@ class Confinement {
   // nothing sets its CPUs) and remembers it; otherwise leaves `update` alone. kFailedPrecondition
   // when exclusive allocations hold every online CPU.
   Status Apply(const std::string& pod_uid, const std::string& container,
-               const ContainerAllocation& allocation, const PodResources& pods,
-               ContainerUpdate* update);
+               const state::ContainerAllocation& allocation, const state::PodResources& pods,
+               apply::ContainerUpdate* update);
 
   // For the reconcile tick: confines the containers of `updates` that need it, and adds to
   // `pending` every confined container whose allowed CPUs changed since they were last set.
-  void Refresh(const PodResources& pods,
-               std::map<std::pair<std::string, std::string>, ContainerUpdate>& updates,
+  void Refresh(const state::PodResources& pods,
+               std::map<std::pair<std::string, std::string>, apply::ContainerUpdate>& updates,
                std::map<std::pair<std::string, std::string>, bool>& pending);
 
  private:
-  std::optional<CpuSet> Allowed(const PodResources& pods,
+  std::optional<CpuSet> Allowed(const state::PodResources& pods,
                                 const std::pair<std::string, std::string>& key) const;
 
   const std::optional<CpuSet> online_;
@@ -64,4 +64,4 @@ class Confinement {
       QRM_GUARDED_BY(mu_);  // cpuset last handed out
 };
 
-}  // namespace qrm::host
+}  // namespace qrm::admission

@@ -9,7 +9,7 @@
 
 #include "api/resourceplugin_v1alpha1.pb.h"
 
-namespace qrm::host {
+namespace qrm::admission {
 
 struct ContainerRequest {
   std::string pod_uid;
@@ -31,4 +31,4 @@ struct ContainerRequest {
   std::map<std::string, double> pod_resources;
 };
 
-}  // namespace qrm::host
+}  // namespace qrm::admission

@@ -4,7 +4,7 @@
 
 #include "common/quote.h"
 
-namespace qrm::host {
+namespace qrm::admission {
 
 std::string QosLevelName(const StatusOr<qos::QosRequirement>& resolved) {
   return resolved.ok() ? std::string(qos::QosLevelName(resolved->level)) : "invalid";
@@ -32,4 +32,4 @@ StatusOr<FailurePolicy> ParseFailurePolicy(std::string_view name) {
       fmt::format("failure policy \"{}\" is not one of \"fail\", \"ignore\"", name));
 }
 
-}  // namespace qrm::host
+}  // namespace qrm::admission

@@ -9,7 +9,7 @@
 #include "common/status.h"
 #include "qos/qos_requirement.h"
 
-namespace qrm::host {
+namespace qrm::admission {
 
 inline constexpr std::string_view kSharedCores = "shared_cores";
 // The failure-policy key of pods with neither a qos_level annotation nor a role.
@@ -67,4 +67,4 @@ inline bool IsPluginOutage(const Status& s) {
   }
 }
 
-}  // namespace qrm::host
+}  // namespace qrm::admission

@@ -4,7 +4,7 @@
 #include "common/metrics/metrics.h"
 #include "qrm/admission/qos.h"
 
-namespace qrm::host {
+namespace qrm::admission {
 
 void SkippedStatus::ReplayFailed(const Key& key, const Status& status) {
   if (IsPluginOutage(status)) return;
@@ -50,4 +50,4 @@ void SkippedStatus::Publish() {
       .Set(static_cast<double>(refused_.size()));
 }
 
-}  // namespace qrm::host
+}  // namespace qrm::admission

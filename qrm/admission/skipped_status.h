@@ -17,7 +17,7 @@
 #include "common/mutex.h"
 #include "common/status.h"
 
-namespace qrm::host {
+namespace qrm::admission {
 
 class SkippedStatus {
  public:
@@ -40,4 +40,4 @@ class SkippedStatus {
   std::map<Key, std::string> refused_ QRM_GUARDED_BY(mu_);
 };
 
-}  // namespace qrm::host
+}  // namespace qrm::admission

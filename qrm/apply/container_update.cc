@@ -11,7 +11,7 @@
 #include "qrm/apply/env_annotation_rules.h"
 #include "qrm/apply/property_value.h"
 
-namespace qrm::host {
+namespace qrm::apply {
 namespace {
 
 using ::resourceplugin::v1alpha1::ResourceAllocationInfo;
@@ -118,4 +118,4 @@ StatusOr<ContainerUpdate> BuildContainerUpdate(
   return update;
 }
 
-}  // namespace qrm::host
+}  // namespace qrm::apply

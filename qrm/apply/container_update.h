@@ -18,7 +18,7 @@
 #include "common/status.h"
 #include "qrm/apply/oci_property.h"
 
-namespace qrm::host {
+namespace qrm::apply {
 
 struct ContainerUpdate {
   ::runtime::v1::LinuxContainerResources resources;  // only owned fields are set
@@ -56,4 +56,4 @@ uint64_t Fingerprint(const ContainerUpdate& update);
 StatusOr<ContainerUpdate> BuildContainerUpdate(
     const std::map<std::string, ::resourceplugin::v1alpha1::ResourceAllocationInfo>& allocations);
 
-}  // namespace qrm::host
+}  // namespace qrm::apply

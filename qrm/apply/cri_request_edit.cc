@@ -2,7 +2,7 @@
 
 #include "qrm/apply/property_value.h"
 
-namespace qrm::host {
+namespace qrm::apply {
 
 void ApplyOwnedFields(const ContainerUpdate& update,
                       ::runtime::v1::LinuxContainerResources* target) {
@@ -59,4 +59,4 @@ void ApplyToUpdateContainerResources(const ContainerUpdate& update,
   return request;
 }
 
-}  // namespace qrm::host
+}  // namespace qrm::apply

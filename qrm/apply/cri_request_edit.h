@@ -10,7 +10,7 @@
 #include "api/cri_runtime_v1.pb.h"
 #include "qrm/apply/container_update.h"
 
-namespace qrm::host {
+namespace qrm::apply {
 
 // Writes the owned fields of `update` into `target`, leaving every other field (and any
 // unknown fields) as they are. HugepageLimits replaces entries of the same page size and
@@ -39,4 +39,4 @@ void ApplyToUpdateContainerResources(const ContainerUpdate& update,
 ::runtime::v1::UpdateContainerResourcesRequest UpdateRequestFor(const std::string& container_id,
                                                                 const ContainerUpdate& update);
 
-}  // namespace qrm::host
+}  // namespace qrm::apply

@@ -6,7 +6,7 @@
 
 #include "common/quote.h"
 
-namespace qrm::host {
+namespace qrm::apply {
 namespace {
 
 bool IsAlnum(char c) {
@@ -104,4 +104,4 @@ Status CheckAnnotation(std::string_view resource, const std::string& key,
   return Status::Ok();
 }
 
-}  // namespace qrm::host
+}  // namespace qrm::apply

@@ -9,7 +9,7 @@
 
 #include "common/status.h"
 
-namespace qrm::host {
+namespace qrm::apply {
 
 // Per value. Kubernetes caps all of an object's annotations at 256 KiB together; one plugin's
 // single annotation or env var has no business coming close.
@@ -26,4 +26,4 @@ Status CheckEnvVar(std::string_view resource, const std::string& key, const std:
 // kInvalidArgument:  resource "<resource>": annotation key "<key>": <reason>
 Status CheckAnnotation(std::string_view resource, const std::string& key, const std::string& value);
 
-}  // namespace qrm::host
+}  // namespace qrm::apply

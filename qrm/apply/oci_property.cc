@@ -6,7 +6,7 @@
 
 #include "common/quote.h"
 
-namespace qrm::host {
+namespace qrm::apply {
 
 std::string_view OciPropertyName(OciProperty p) {
   switch (p) {
@@ -35,4 +35,4 @@ StatusOr<OciProperty> ParseOciProperty(std::string_view name) {
       fmt::format("unknown oci_property_name {} (known: {})", Quote(name), known));
 }
 
-}  // namespace qrm::host
+}  // namespace qrm::apply

@@ -10,7 +10,7 @@
 
 #include "common/status.h"
 
-namespace qrm::host {
+namespace qrm::apply {
 
 enum class OciProperty {
   kCpuPeriod,
@@ -40,4 +40,4 @@ StatusOr<OciProperty> ParseOciProperty(std::string_view name);
 // The Go field name, as plugins send it.
 std::string_view OciPropertyName(OciProperty p);
 
-}  // namespace qrm::host
+}  // namespace qrm::apply

@@ -21,7 +21,7 @@
 #include "common/numa_mask.h"
 #include "common/quote.h"
 
-namespace qrm::host {
+namespace qrm::apply {
 namespace {
 
 using ::runtime::v1::HugepageLimit;
@@ -290,4 +290,4 @@ std::string OwnedFieldBytes(OciProperty p, const LinuxContainerResources& r) {
   return bytes;
 }
 
-}  // namespace qrm::host
+}  // namespace qrm::apply

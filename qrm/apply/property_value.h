@@ -12,7 +12,7 @@
 #include "common/status.h"
 #include "qrm/apply/oci_property.h"
 
-namespace qrm::host {
+namespace qrm::apply {
 
 // Parses `value` as property `p` and sets that one field of `*out` (other fields are not
 // touched). Stored forms are canonical, so equal meanings compare equal:
@@ -39,4 +39,4 @@ std::string OwnedFieldBytes(OciProperty p, const ::runtime::v1::LinuxContainerRe
 void ApplyOwnedField(OciProperty p, const ::runtime::v1::LinuxContainerResources& from,
                      ::runtime::v1::LinuxContainerResources* to);
 
-}  // namespace qrm::host
+}  // namespace qrm::apply

@@ -23,13 +23,13 @@ Host::~Host() {
   Stop();
 }
 
-Status Host::Start(RuntimeApplier& applier, RuntimeView* view) {
+Status Host::Start(reconcile::RuntimeApplier& applier, reconcile::RuntimeView* view) {
   auto log = Logger("host");
   StatusOr<topology::NumaInfo> numa = options_.numa ? StatusOr<topology::NumaInfo>(*options_.numa)
                                                     : LoadNumaInfo(options_.sysfs_root);
   if (!numa.ok()) return numa.status();
 
-  state_ = std::make_unique<StateStore>(options_.state_dir);
+  state_ = std::make_unique<state::StateStore>(options_.state_dir);
   QRM_RETURN_IF_ERROR(state_->Load());
   if (state_->recovered_from_corruption()) {
     log->error(
@@ -37,7 +37,8 @@ Status Host::Start(RuntimeApplier& applier, RuntimeView* view) {
         "those pods from the plugins and the runtime: {}",
         state_->recovery_message());
   }
-  throttles_ = std::make_unique<ThrottleStore>(options_.state_dir + "/cpu-throttles.json");
+  throttles_ =
+      std::make_unique<throttle::ThrottleStore>(options_.state_dir + "/cpu-throttles.json");
   if (Status s = throttles_->Load(); !s.ok()) {
     // Starting without them beats refusing every container; the throttled containers keep
     // their quota until the guard, which still holds them, sets them again.
@@ -45,9 +46,9 @@ Status Host::Start(RuntimeApplier& applier, RuntimeView* view) {
   }
   // Containers admitted without their CPU plugin are confined to the online CPUs no
   // exclusive allocation holds (qrm/admission/confinement.h): it needs the online CPUs.
-  AdmissionOptions admission_options = options_.admission;
+  admission::AdmissionOptions admission_options = options_.admission;
   if (!admission_options.online_cpus) {
-    auto limits = LoadMachineLimits(options_.sysfs_root);
+    auto limits = registry::LoadMachineLimits(options_.sysfs_root);
     if (limits.ok()) {
       admission_options.online_cpus = limits->online_cpus;
     } else {
@@ -58,11 +59,11 @@ Status Host::Start(RuntimeApplier& applier, RuntimeView* view) {
     }
   }
   workers_ = std::make_unique<boost::asio::thread_pool>(options_.worker_threads);
-  registry_ = std::make_unique<PluginRegistry>(options_.registry, io_, *workers_);
-  admission_ = std::make_unique<Admission>(admission_options, *numa, *registry_, *state_, *workers_,
-                                           throttles_.get());
-  reconciler_ = std::make_unique<Reconciler>(*registry_, *state_, *admission_, applier, view,
-                                             *workers_, options_.admission.rpc_timeout);
+  registry_ = std::make_unique<registry::PluginRegistry>(options_.registry, io_, *workers_);
+  admission_ = std::make_unique<admission::Admission>(admission_options, *numa, *registry_, *state_,
+                                                      *workers_, throttles_.get());
+  reconciler_ = std::make_unique<reconcile::Reconciler>(
+      *registry_, *state_, *admission_, applier, view, *workers_, options_.admission.rpc_timeout);
   // A plugin that (re)registers gets back what it lost before admission reaches it.
   registry_->SetRegistrationHook([reconciler = reconciler_.get()](const auto& plugin) {
     reconciler->OnPluginRegistered(plugin);

@@ -27,8 +27,8 @@
 namespace qrm::host {
 
 struct HostOptions {
-  RegistryOptions registry;
-  AdmissionOptions admission;
+  registry::RegistryOptions registry;
+  admission::AdmissionOptions admission;
   // The host checkpoint: one file per pod in <state_dir>/pods (see qrm/state/README.md);
   // created with mode 0700 if missing.
   std::string state_dir = "/var/lib/qrm/state";
@@ -52,15 +52,15 @@ class Host {
 
   // Loads the checkpoint, starts serving registration and the reconcile timer.
   // `applier` and `view` must outlive the host; `view` may be null.
-  Status Start(RuntimeApplier& applier, RuntimeView* view);
+  Status Start(reconcile::RuntimeApplier& applier, reconcile::RuntimeView* view);
   void Stop();
 
-  Admission& admission() { return *admission_; }
-  PluginRegistry& registry() { return *registry_; }
-  StateStore& state() { return *state_; }
-  Reconciler& reconciler() { return *reconciler_; }
+  admission::Admission& admission() { return *admission_; }
+  registry::PluginRegistry& registry() { return *registry_; }
+  state::StateStore& state() { return *state_; }
+  reconcile::Reconciler& reconciler() { return *reconciler_; }
   // The CPU throttles the host holds containers at (<state_dir>/cpu-throttles.json).
-  ThrottleStore& throttles() { return *throttles_; }
+  throttle::ThrottleStore& throttles() { return *throttles_; }
 
   // GetTopologyAwareAllocatableResources from every plugin whose capacity
   // counts, in parallel; a failing plugin is left out (and logged), never
@@ -73,11 +73,11 @@ class Host {
   std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work_;
   std::thread io_thread_;
   std::unique_ptr<boost::asio::thread_pool> workers_;
-  std::unique_ptr<StateStore> state_;
-  std::unique_ptr<ThrottleStore> throttles_;
-  std::unique_ptr<PluginRegistry> registry_;
-  std::unique_ptr<Admission> admission_;
-  std::unique_ptr<Reconciler> reconciler_;
+  std::unique_ptr<state::StateStore> state_;
+  std::unique_ptr<throttle::ThrottleStore> throttles_;
+  std::unique_ptr<registry::PluginRegistry> registry_;
+  std::unique_ptr<admission::Admission> admission_;
+  std::unique_ptr<reconcile::Reconciler> reconciler_;
   std::unique_ptr<HeapTrimmer> heap_trimmer_;
   bool started_ = false;
 };

@@ -5,7 +5,7 @@
 #include <set>
 #include <string>
 
-namespace qrm::host {
+namespace qrm::podresources {
 namespace {
 
 struct LivePod {
@@ -15,11 +15,11 @@ struct LivePod {
 
 }  // namespace
 
-std::vector<::v1::PodResources> ActivePodResources(const PodResources& checkpoint,
-                                                   const std::vector<RuntimeContainer>& runtime,
-                                                   const PodResourcesMapping& mapping) {
+std::vector<::v1::PodResources> ActivePodResources(
+    const state::PodResources& checkpoint, const std::vector<reconcile::RuntimeContainer>& runtime,
+    const PodResourcesMapping& mapping) {
   std::map<std::string, LivePod> live;  // by pod uid
-  for (const RuntimeContainer& c : runtime) {
+  for (const reconcile::RuntimeContainer& c : runtime) {
     if (c.pod_uid.empty() || c.container_name.empty()) continue;
     LivePod& pod = live[c.pod_uid];
     pod.name = c.pod_name;
@@ -52,4 +52,4 @@ std::vector<::v1::PodResources> ActivePodResources(const PodResources& checkpoin
   return result;
 }
 
-}  // namespace qrm::host
+}  // namespace qrm::podresources

@@ -16,11 +16,11 @@
 #include "qrm/reconcile/runtime.h"
 #include "qrm/state/pod_resources.h"
 
-namespace qrm::host {
+namespace qrm::podresources {
 
 // Pods ordered by uid, containers by name.
-std::vector<::v1::PodResources> ActivePodResources(const PodResources& checkpoint,
-                                                   const std::vector<RuntimeContainer>& runtime,
-                                                   const PodResourcesMapping& mapping);
+std::vector<::v1::PodResources> ActivePodResources(
+    const state::PodResources& checkpoint, const std::vector<reconcile::RuntimeContainer>& runtime,
+    const PodResourcesMapping& mapping);
 
-}  // namespace qrm::host
+}  // namespace qrm::podresources

@@ -9,7 +9,7 @@
 
 #include "common/cpu_set.h"
 
-namespace qrm::host {
+namespace qrm::podresources {
 namespace {
 
 namespace rp = ::resourceplugin::v1alpha1;
@@ -76,7 +76,8 @@ std::vector<std::string> SplitIds(std::string_view text) {
 
 }  // namespace
 
-::v1::PodResources ToPodResources(const PodAllocation& pod, const PodResourcesMapping& mapping) {
+::v1::PodResources ToPodResources(const state::PodAllocation& pod,
+                                  const PodResourcesMapping& mapping) {
   ::v1::PodResources out;
   out.set_name(pod.name);
   out.set_namespace_(pod.ns);
@@ -134,4 +135,4 @@ std::vector<std::string> SplitIds(std::string_view text) {
   return out;
 }
 
-}  // namespace qrm::host
+}  // namespace qrm::podresources

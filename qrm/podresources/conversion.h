@@ -35,7 +35,7 @@
 #include "common/protocol_keys.h"
 #include "qrm/state/pod_resources.h"
 
-namespace qrm::host {
+namespace qrm::podresources {
 
 // Bound on the ids synthesized for one countable quantity (a hostile or broken report of
 // 1e18 units must not exhaust memory).
@@ -51,11 +51,12 @@ struct PodResourcesMapping {
   NumaMask machine_nodes;
 };
 
-::v1::PodResources ToPodResources(const PodAllocation& pod, const PodResourcesMapping& mapping);
+::v1::PodResources ToPodResources(const state::PodAllocation& pod,
+                                  const PodResourcesMapping& mapping);
 
 ::v1::AllocatableResourcesResponse ToAllocatable(
     const std::map<std::string, ::resourceplugin::v1alpha1::AllocatableTopologyAwareResource>&
         allocatable,
     const PodResourcesMapping& mapping);
 
-}  // namespace qrm::host
+}  // namespace qrm::podresources

@@ -13,12 +13,12 @@
 #include "qrm/podresources/active_pods.h"
 #include "qrm/podresources/rate_limiter.h"
 
-namespace qrm::host {
+namespace qrm::podresources {
 
 class PodResourcesServer::Service final : public ::v1::PodResourcesLister::Service {
  public:
-  Service(const PodResourcesOptions& options, const StateStore& state,
-          AllocatableSource allocatable, RuntimeView* runtime)
+  Service(const PodResourcesOptions& options, const state::StateStore& state,
+          AllocatableSource allocatable, reconcile::RuntimeView* runtime)
       : options_(options),
         state_(state),
         allocatable_(std::move(allocatable)),
@@ -58,9 +58,9 @@ class PodResourcesServer::Service final : public ::v1::PodResourcesLister::Servi
 
  private:
   std::vector<::v1::PodResources> Active() {
-    std::vector<RuntimeContainer> live;
+    std::vector<reconcile::RuntimeContainer> live;
     if (runtime_ != nullptr) {
-      StatusOr<std::vector<RuntimeContainer>> listed = runtime_->ListContainers();
+      StatusOr<std::vector<reconcile::RuntimeContainer>> listed = runtime_->ListContainers();
       if (listed.ok()) {
         live = std::move(*listed);
         runtime_warned_.store(false, std::memory_order_relaxed);
@@ -83,16 +83,17 @@ class PodResourcesServer::Service final : public ::v1::PodResourcesLister::Servi
   }
 
   const PodResourcesOptions& options_;
-  const StateStore& state_;
+  const state::StateStore& state_;
   AllocatableSource allocatable_;
-  RuntimeView* runtime_;
+  reconcile::RuntimeView* runtime_;
   std::atomic<bool> runtime_warned_{false};
   TokenBucket limiter_;
   std::shared_ptr<spdlog::logger> log_ = Logger("pod-resources");
 };
 
-PodResourcesServer::PodResourcesServer(PodResourcesOptions options, const StateStore& state,
-                                       AllocatableSource allocatable, RuntimeView* runtime)
+PodResourcesServer::PodResourcesServer(PodResourcesOptions options, const state::StateStore& state,
+                                       AllocatableSource allocatable,
+                                       reconcile::RuntimeView* runtime)
     : options_(std::move(options)),
       service_(std::make_unique<Service>(options_, state, std::move(allocatable), runtime)) {}
 
@@ -121,4 +122,4 @@ void PodResourcesServer::Stop() {
   ::unlink(options_.socket.c_str());
 }
 
-}  // namespace qrm::host
+}  // namespace qrm::podresources

@@ -24,7 +24,7 @@
 #include "qrm/reconcile/runtime.h"
 #include "qrm/state/state_store.h"
 
-namespace qrm::host {
+namespace qrm::podresources {
 
 struct PodResourcesOptions {
   std::string socket = "/var/lib/qrm/pod-resources.sock";
@@ -42,8 +42,8 @@ using AllocatableSource = std::function<
 class PodResourcesServer {
  public:
   // `runtime` (may be null) must outlive the server.
-  PodResourcesServer(PodResourcesOptions options, const StateStore& state,
-                     AllocatableSource allocatable, RuntimeView* runtime = nullptr);
+  PodResourcesServer(PodResourcesOptions options, const state::StateStore& state,
+                     AllocatableSource allocatable, reconcile::RuntimeView* runtime = nullptr);
   ~PodResourcesServer();
   PodResourcesServer(const PodResourcesServer&) = delete;
   PodResourcesServer& operator=(const PodResourcesServer&) = delete;
@@ -60,4 +60,4 @@ class PodResourcesServer {
   std::unique_ptr<grpc::Server> server_;
 };
 
-}  // namespace qrm::host
+}  // namespace qrm::podresources

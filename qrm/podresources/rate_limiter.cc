@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace qrm::host {
+namespace qrm::podresources {
 
 TokenBucket::TokenBucket(double qps, int burst)
     : qps_(qps), burst_(std::max(1, burst)), tokens_(std::max(1, burst)) {}
@@ -21,4 +21,4 @@ bool TokenBucket::TryAcquire(Clock::time_point now) {
   return true;
 }
 
-}  // namespace qrm::host
+}  // namespace qrm::podresources

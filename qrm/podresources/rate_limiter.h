@@ -7,7 +7,7 @@
 
 #include "common/mutex.h"
 
-namespace qrm::host {
+namespace qrm::podresources {
 
 class TokenBucket {
  public:
@@ -29,4 +29,4 @@ class TokenBucket {
   bool started_ QRM_GUARDED_BY(mu_) = false;
 };
 
-}  // namespace qrm::host
+}  // namespace qrm::podresources

@@ -18,16 +18,16 @@
 #include "qrm/apply/container_update.h"
 #include "qrm/reconcile/runtime.h"
 
-namespace qrm::host {
+namespace qrm::reconcile {
 
 class ContainerWriter {
  public:
   // Decides, from the fields about to be written, whether to write them at all.
-  using Wanted = std::function<bool(const ContainerUpdate&)>;
+  using Wanted = std::function<bool(const apply::ContainerUpdate&)>;
   // Told what was written, under the same lock (bookkeeping that must not be overtaken).
-  using Written = std::function<Status(const ContainerUpdate&)>;
+  using Written = std::function<Status(const apply::ContainerUpdate&)>;
 
-  ContainerWriter(Admission& admission, RuntimeApplier& applier)
+  ContainerWriter(admission::Admission& admission, RuntimeApplier& applier)
       : admission_(admission), applier_(applier) {}
 
   // Writes the container's current fields. kNotFound if the host does not hold the
@@ -36,9 +36,9 @@ class ContainerWriter {
                       const Wanted& wanted = {}, const Written& written = {});
 
  private:
-  Admission& admission_;
+  admission::Admission& admission_;
   RuntimeApplier& applier_;
   Mutex mu_;  // one read-and-write at a time (see the header comment); guards no member
 };
 
-}  // namespace qrm::host
+}  // namespace qrm::reconcile

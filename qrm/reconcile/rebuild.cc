@@ -3,7 +3,9 @@
 #include <string_view>
 #include <tuple>
 
-namespace qrm::host {
+namespace qrm::reconcile {
+
+namespace pb = ::resourceplugin::v1alpha1;
 
 namespace {
 
@@ -28,7 +30,7 @@ std::vector<std::string_view> SplitList(std::string_view list) {
   return out;
 }
 
-bool SkippedAtAdmission(const ContainerAllocation& container, const std::string& resource) {
+bool SkippedAtAdmission(const state::ContainerAllocation& container, const std::string& resource) {
   auto it = container.request.annotations().find(kSkippedResourcesAnnotation);
   if (it == container.request.annotations().end()) return false;
   for (std::string_view entry : SplitList(it->second)) {
@@ -39,7 +41,7 @@ bool SkippedAtAdmission(const ContainerAllocation& container, const std::string&
 
 }  // namespace
 
-std::vector<UnrecordedContainer> FindUnrecorded(const PodResources& stored,
+std::vector<UnrecordedContainer> FindUnrecorded(const state::PodResources& stored,
                                                 const std::vector<PluginReport>& reports) {
   std::map<std::pair<std::string, std::string>, UnrecordedContainer> found;
   for (const PluginReport& report : reports) {
@@ -63,7 +65,7 @@ std::vector<UnrecordedContainer> FindUnrecorded(const PodResources& stored,
   return out;
 }
 
-std::vector<LostAllocation> FindLost(const PodResources& stored,
+std::vector<LostAllocation> FindLost(const state::PodResources& stored,
                                      const std::vector<PluginReport>& reports) {
   std::set<std::tuple<std::string, std::string, std::string>> lost;
   for (const PluginReport& report : reports) {
@@ -82,7 +84,7 @@ std::vector<LostAllocation> FindLost(const PodResources& stored,
   return out;
 }
 
-std::vector<LostAllocation> FindSkipped(const PodResources& stored,
+std::vector<LostAllocation> FindSkipped(const state::PodResources& stored,
                                         const std::vector<PluginReport>& reports) {
   std::set<std::tuple<std::string, std::string, std::string>> skipped;
   for (const PluginReport& report : reports) {
@@ -102,7 +104,7 @@ std::vector<LostAllocation> FindSkipped(const PodResources& stored,
   return out;
 }
 
-std::vector<HeldSkipped> FindHeldSkipped(const PodResources& stored,
+std::vector<HeldSkipped> FindHeldSkipped(const state::PodResources& stored,
                                          const std::vector<PluginReport>& reports) {
   std::map<std::tuple<std::string, std::string, std::string>, pb::ResourceAllocationInfo> held;
   for (const PluginReport& report : reports) {
@@ -146,7 +148,8 @@ pb::ResourceRequest WithoutSkipped(pb::ResourceRequest request, const std::strin
   return request;
 }
 
-pb::ResourceRequest ReplayRequest(const ContainerAllocation& stored, const std::string& resource) {
+pb::ResourceRequest ReplayRequest(const state::ContainerAllocation& stored,
+                                  const std::string& resource) {
   pb::ResourceRequest request = stored.request;
   request.set_resource_name(resource);
   if (auto it = stored.resources.find(resource); it != stored.resources.end()) {
@@ -156,9 +159,10 @@ pb::ResourceRequest ReplayRequest(const ContainerAllocation& stored, const std::
   return request;
 }
 
-ContainerAllocation AdoptedAllocation(const UnrecordedContainer& found, const std::string& pod_name,
-                                      const std::string& pod_namespace) {
-  ContainerAllocation out;
+state::ContainerAllocation AdoptedAllocation(const UnrecordedContainer& found,
+                                             const std::string& pod_name,
+                                             const std::string& pod_namespace) {
+  state::ContainerAllocation out;
   out.request.set_pod_uid(found.pod_uid);
   out.request.set_pod_name(pod_name);
   out.request.set_pod_namespace(pod_namespace);
@@ -171,4 +175,4 @@ ContainerAllocation AdoptedAllocation(const UnrecordedContainer& found, const st
   return out;
 }
 
-}  // namespace qrm::host
+}  // namespace qrm::reconcile

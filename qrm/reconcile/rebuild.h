@@ -30,18 +30,18 @@
 #include "common/protocol_keys.h"
 #include "qrm/state/pod_resources.h"
 
-namespace qrm::host {
+namespace qrm::reconcile {
 
 // One plugin's successful GetResourcesAllocation answer.
 struct PluginReport {
   std::string resource;  // the resource the plugin serves
-  const pb::GetResourcesAllocationResponse* response = nullptr;
+  const ::resourceplugin::v1alpha1::GetResourcesAllocationResponse* response = nullptr;
 };
 
 struct UnrecordedContainer {
   std::string pod_uid, container;
   // By resource: what each plugin reported for it.
-  std::map<std::string, pb::ResourceAllocationInfo> resources;
+  std::map<std::string, ::resourceplugin::v1alpha1::ResourceAllocationInfo> resources;
 };
 
 struct LostAllocation {
@@ -52,13 +52,13 @@ struct LostAllocation {
 // Containers some plugin allocated its own resource to and `stored` lacks (the pod, or
 // the container in a known pod), in (uid, container) order. A plugin's entries for other
 // resources than its own are ignored, as in the reconcile diff.
-std::vector<UnrecordedContainer> FindUnrecorded(const PodResources& stored,
+std::vector<UnrecordedContainer> FindUnrecorded(const state::PodResources& stored,
                                                 const std::vector<PluginReport>& reports);
 
 // Stored (container, resource) pairs whose resource's plugin answered without them, in
 // (uid, container, resource) order. Resources without a report (plugin down, failed, or
 // not reconciling) are never reported lost.
-std::vector<LostAllocation> FindLost(const PodResources& stored,
+std::vector<LostAllocation> FindLost(const state::PodResources& stored,
                                      const std::vector<PluginReport>& reports);
 
 // Stored containers admitted without resource R (R listed in their request's
@@ -66,7 +66,7 @@ std::vector<LostAllocation> FindLost(const PodResources& stored,
 // where R's plugin answered and holds none for them either, in (uid, container, resource)
 // order. (Whether a container requested R cannot tell: plugins may answer a request with
 // no allocation, e.g. the NIC plugin for a pod that wants no NIC.)
-std::vector<LostAllocation> FindSkipped(const PodResources& stored,
+std::vector<LostAllocation> FindSkipped(const state::PodResources& stored,
                                         const std::vector<PluginReport>& reports);
 
 // Stored containers admitted without resource R (as FindSkipped) that R's plugin reports
@@ -74,24 +74,27 @@ std::vector<LostAllocation> FindSkipped(const PodResources& stored,
 // order, each with the plugin's allocation.
 struct HeldSkipped {
   std::string pod_uid, container, resource;
-  pb::ResourceAllocationInfo info;
+  ::resourceplugin::v1alpha1::ResourceAllocationInfo info;
 };
-std::vector<HeldSkipped> FindHeldSkipped(const PodResources& stored,
+std::vector<HeldSkipped> FindHeldSkipped(const state::PodResources& stored,
                                          const std::vector<PluginReport>& reports);
 
 // `request` with `resource` taken off its kSkippedResourcesAnnotation (the annotation is
 // dropped when nothing is left in it).
-pb::ResourceRequest WithoutSkipped(pb::ResourceRequest request, const std::string& resource);
+::resourceplugin::v1alpha1::ResourceRequest WithoutSkipped(
+    ::resourceplugin::v1alpha1::ResourceRequest request, const std::string& resource);
 
 // The Allocate request that gives `resource` back to a stored container: its stored
 // request, resource_name set, and kPreviousAllocationAnnotation = the stored
 // allocation_result (absent if nothing is stored for the resource).
-pb::ResourceRequest ReplayRequest(const ContainerAllocation& stored, const std::string& resource);
+::resourceplugin::v1alpha1::ResourceRequest ReplayRequest(const state::ContainerAllocation& stored,
+                                                          const std::string& resource);
 
 // The checkpoint entry for an adopted container: a request synthesized from the runtime's
 // identity (quantities = the plugins' allocated quantities, kAdoptedAnnotation "true") and
 // the reported allocations.
-ContainerAllocation AdoptedAllocation(const UnrecordedContainer& found, const std::string& pod_name,
-                                      const std::string& pod_namespace);
+state::ContainerAllocation AdoptedAllocation(const UnrecordedContainer& found,
+                                             const std::string& pod_name,
+                                             const std::string& pod_namespace);
 
-}  // namespace qrm::host
+}  // namespace qrm::reconcile

@@ -5,10 +5,12 @@
 #include "common/log.h"
 #include "qrm/reconcile/reconciler.h"
 
-namespace qrm::host {
+namespace qrm::reconcile {
+
+namespace pb = ::resourceplugin::v1alpha1;
 namespace {
 
-void LogReplay(const LostAllocation& l, const ContainerAllocation& stored) {
+void LogReplay(const LostAllocation& l, const state::ContainerAllocation& stored) {
   if (l.skipped) {
     Logger("reconcile")
         ->warn(
@@ -27,12 +29,12 @@ void LogReplay(const LostAllocation& l, const ContainerAllocation& stored) {
 
 }  // namespace
 
-void Reconciler::Rebuild(const PodResources& before, const std::vector<Polled>& polled,
-                         std::vector<StateStore::ResourceChange>& changes, Touched& touched,
+void Reconciler::Rebuild(const state::PodResources& before, const std::vector<Polled>& polled,
+                         std::vector<state::StateStore::ResourceChange>& changes, Touched& touched,
                          ReconcileStats& stats) {
   if (view_ == nullptr) return;  // without the runtime's picture nothing is safe to rebuild
   std::vector<PluginReport> reports;
-  std::map<std::string, std::shared_ptr<PluginEndpoint>> by_resource;
+  std::map<std::string, std::shared_ptr<registry::PluginEndpoint>> by_resource;
   for (const Polled& p : polled) {  // a plugin that did not answer proves nothing
     reports.push_back({p.plugin->resource(), &p.response});
     by_resource[p.plugin->resource()] = p.plugin;
@@ -58,8 +60,8 @@ void Reconciler::Rebuild(const PodResources& before, const std::vector<Polled>& 
 }
 
 std::vector<LostAllocation> Reconciler::LostToReplay(
-    const PodResources& before, const std::vector<PluginReport>& reports,
-    const std::map<std::string, std::shared_ptr<PluginEndpoint>>& by_resource) {
+    const state::PodResources& before, const std::vector<PluginReport>& reports,
+    const std::map<std::string, std::shared_ptr<registry::PluginEndpoint>>& by_resource) {
   MutexLock queued(queued_mu_);
   std::vector<LostAllocation> out;
   for (LostAllocation& l : FindLost(before, reports)) {
@@ -75,13 +77,15 @@ std::vector<LostAllocation> Reconciler::LostToReplay(
 }
 
 Status Reconciler::StoreLocked(const std::string& uid, const std::string& container,
-                               const ContainerAllocation& stored, const std::string& resource,
+                               const state::ContainerAllocation& stored,
+                               const std::string& resource,
                                const pb::ResourceAllocationInfo& info) {
-  ContainerAllocation next;
+  state::ContainerAllocation next;
   next.request = WithoutSkipped(stored.request, resource);
   next.resources = stored.resources;
   next.resources[resource] = info;
-  if (auto update = BuildContainerUpdate(next.resources); !update.ok()) return update.status();
+  if (auto update = apply::BuildContainerUpdate(next.resources); !update.ok())
+    return update.status();
   const auto pod = state_.GetPod(uid);
   if (pod == nullptr) return NotFoundError(fmt::format("pod={}: no longer admitted", uid));
   return state_.PutContainer(uid, pod->name, pod->ns, container, std::move(next));
@@ -111,8 +115,9 @@ void Reconciler::AdoptHeldSkipped(const std::vector<HeldSkipped>& held,
 
 void Reconciler::ReplayLost(
     const std::vector<LostAllocation>& lost, const std::set<std::string>& live,
-    const std::map<std::string, std::shared_ptr<PluginEndpoint>>& by_resource,
-    std::vector<StateStore::ResourceChange>& changes, Touched& touched, ReconcileStats& stats) {
+    const std::map<std::string, std::shared_ptr<registry::PluginEndpoint>>& by_resource,
+    std::vector<state::StateStore::ResourceChange>& changes, Touched& touched,
+    ReconcileStats& stats) {
   auto log = Logger("reconcile");
   for (const LostAllocation& l : lost) {
     if (!live.contains(l.pod_uid)) continue;  // garbage collection releases it
@@ -124,13 +129,13 @@ void Reconciler::ReplayLost(
     // Still as found: held (lost) or missing (skipped).
     if (stored == nullptr || stored->resources.contains(l.resource) == l.skipped) continue;
     ++stats.replays;
-    const SkippedStatus::Key key{l.pod_uid, l.container, l.resource};
+    const admission::SkippedStatus::Key key{l.pod_uid, l.container, l.resource};
     // A skipped resource its plugin already refused is retried quietly (said once).
     if (!l.skipped || admission_.skipped_status().Refusal(key).empty()) LogReplay(l, *stored);
     auto answer =
         by_resource.at(l.resource)->Allocate(ReplayRequest(*stored, l.resource), rpc_timeout_);
     if (!answer.ok()) {
-      if (l.skipped && !IsPluginOutage(answer.status())) {
+      if (l.skipped && !admission::IsPluginOutage(answer.status())) {
         // Refused: said once, not each tick (qrm/admission/skipped_status.h).
         admission_.skipped_status().ReplayFailed(key, answer.status());
         continue;
@@ -162,10 +167,10 @@ void Reconciler::ReplayLost(
       if (!s.ok()) log->error("pod={} container={}: {}", l.pod_uid, l.container, s.message());
       continue;
     }
-    if (SameAsStored(*stored, l.resource, info->second)) continue;
+    if (state::SameAsStored(*stored, l.resource, info->second)) continue;
     changes.push_back({l.pod_uid, l.container, l.resource, info->second});
     touched.insert({l.pod_uid, l.container});
   }
 }
 
-}  // namespace qrm::host
+}  // namespace qrm::reconcile

@@ -4,10 +4,12 @@
 #include "common/metrics/metrics.h"
 #include "common/parallel_map.h"
 
-namespace qrm::host {
+namespace qrm::reconcile {
 
-Reconciler::Reconciler(PluginRegistry& registry, StateStore& state, Admission& admission,
-                       RuntimeApplier& applier, RuntimeView* view,
+namespace pb = ::resourceplugin::v1alpha1;
+
+Reconciler::Reconciler(registry::PluginRegistry& registry, state::StateStore& state,
+                       admission::Admission& admission, RuntimeApplier& applier, RuntimeView* view,
                        boost::asio::thread_pool& workers, std::chrono::milliseconds rpc_timeout)
     : registry_(registry),
       state_(state),
@@ -20,7 +22,7 @@ Reconciler::Reconciler(PluginRegistry& registry, StateStore& state, Admission& a
 
 std::vector<Reconciler::Polled> Reconciler::PollPlugins(ReconcileStats& stats) {
   auto log = Logger("reconcile");
-  std::vector<std::shared_ptr<PluginEndpoint>> plugins;
+  std::vector<std::shared_ptr<registry::PluginEndpoint>> plugins;
   for (auto& e : registry_.Endpoints()) {
     if (!e->stopped()) plugins.push_back(e);
   }
@@ -46,8 +48,9 @@ std::vector<Reconciler::Polled> Reconciler::PollPlugins(ReconcileStats& stats) {
   return out;
 }
 
-void Reconciler::DiffReconciling(const PodResources& before, const std::vector<Polled>& polled,
-                                 std::vector<StateStore::ResourceChange>& changes,
+void Reconciler::DiffReconciling(const state::PodResources& before,
+                                 const std::vector<Polled>& polled,
+                                 std::vector<state::StateStore::ResourceChange>& changes,
                                  Touched& touched) {
   for (const Polled& p : polled) {
     if (!p.plugin->options().need_reconcile()) continue;
@@ -63,7 +66,7 @@ void Reconciler::DiffReconciling(const PodResources& before, const std::vector<P
             continue;
           }
           // The stored side's bytes are cached by the store: only `info` is serialized.
-          if (SameAsStored(container->second, resource, info)) continue;
+          if (state::SameAsStored(container->second, resource, info)) continue;
           changes.push_back({uid, name, resource, info});
           touched.insert({uid, name});
         }
@@ -77,25 +80,25 @@ namespace {
 // Each touched container's new owned fields, validated: `updates` gets the containers whose
 // fields change, `valid` the changes of every container whose new fields are valid (an invalid
 // plugin allocation is logged and ignored, the stored one stays).
-void ValidateChanges(const PodResources& before,
-                     const std::vector<StateStore::ResourceChange>& changes,
+void ValidateChanges(const state::PodResources& before,
+                     const std::vector<state::StateStore::ResourceChange>& changes,
                      const std::set<std::pair<std::string, std::string>>& touched,
-                     std::map<std::pair<std::string, std::string>, ContainerUpdate>& updates,
-                     std::vector<StateStore::ResourceChange>& valid) {
+                     std::map<std::pair<std::string, std::string>, apply::ContainerUpdate>& updates,
+                     std::vector<state::StateStore::ResourceChange>& valid) {
   for (const auto& key : touched) {
-    const ContainerAllocation& stored = before.at(key.first)->containers.at(key.second);
+    const state::ContainerAllocation& stored = before.at(key.first)->containers.at(key.second);
     std::map<std::string, pb::ResourceAllocationInfo> merged = stored.resources;
     for (const auto& c : changes) {
       if (c.uid == key.first && c.container == key.second) merged[c.resource] = c.info;
     }
-    auto update = BuildContainerUpdate(merged);
+    auto update = apply::BuildContainerUpdate(merged);
     if (!update.ok()) {
       Logger("reconcile")
           ->error("pod={} container={}: ignoring invalid plugin allocation: {}", key.first,
                   key.second, update.status().message());
       continue;
     }
-    auto old_update = BuildContainerUpdate(stored.resources);
+    auto old_update = apply::BuildContainerUpdate(stored.resources);
     if (!old_update.ok() || !(*old_update == *update)) updates[key] = std::move(*update);
     for (const auto& c : changes) {
       if (c.uid == key.first && c.container == key.second) valid.push_back(c);
@@ -159,17 +162,17 @@ StatusOr<ReconcileStats> Reconciler::RunOnce() {
     for (const auto& key : queued_apply_) pending_apply_[key] = false;
     queued_apply_.clear();
   }
-  const PodResources before = state_.Snapshot();
+  const state::PodResources before = state_.Snapshot();
   // First, and independent of the plugins: a lease expires on time even when a plugin is slow.
   stats.throttles = throttle_pusher_.Tick(before);
   const std::vector<Polled> polled = PollPlugins(stats);
-  std::vector<StateStore::ResourceChange> changes;
+  std::vector<state::StateStore::ResourceChange> changes;
   Touched touched;
   DiffReconciling(before, polled, changes, touched);
   Rebuild(before, polled, changes, touched, stats);
 
-  std::map<std::pair<std::string, std::string>, ContainerUpdate> updates;
-  std::vector<StateStore::ResourceChange> valid;
+  std::map<std::pair<std::string, std::string>, apply::ContainerUpdate> updates;
+  std::vector<state::StateStore::ResourceChange> valid;
   ValidateChanges(before, changes, touched, updates, valid);
   QRM_RETURN_IF_ERROR(PersistChanges(valid, updates, stats));
   // Containers admitted without their CPU plugin follow the exclusive CPUs
@@ -182,8 +185,8 @@ StatusOr<ReconcileStats> Reconciler::RunOnce() {
 }
 
 Status Reconciler::PersistChanges(
-    const std::vector<StateStore::ResourceChange>& valid,
-    const std::map<std::pair<std::string, std::string>, ContainerUpdate>& updates,
+    const std::vector<state::StateStore::ResourceChange>& valid,
+    const std::map<std::pair<std::string, std::string>, apply::ContainerUpdate>& updates,
     ReconcileStats& stats) {
   if (!valid.empty()) {
     // Each pod's file is written on its own: if some fail, the others' changes are in
@@ -214,7 +217,7 @@ void Reconciler::ApplyPending(ReconcileStats& stats) {
     // From the checkpoint as it is now: the rebuild may have stored a container directly
     // (an adoption) besides the changes above.
     bool held = false;
-    const Status s = writer_.WriteCurrent(uid, name, [&](const ContainerUpdate&) {
+    const Status s = writer_.WriteCurrent(uid, name, [&](const apply::ContainerUpdate&) {
       held = true;
       return true;
     });
@@ -240,7 +243,7 @@ void Reconciler::ApplyPending(ReconcileStats& stats) {
   }
 }
 
-void Reconciler::QueueReapply(const PodResources& pods) {
+void Reconciler::QueueReapply(const state::PodResources& pods) {
   MutexLock tick(mu_);
   for (const auto& [uid, pod] : pods) {
     for (const auto& [name, container] : pod->containers)
@@ -248,7 +251,7 @@ void Reconciler::QueueReapply(const PodResources& pods) {
   }
 }
 
-void Reconciler::CollectGarbage(const PodResources& before, ReconcileStats& stats) {
+void Reconciler::CollectGarbage(const state::PodResources& before, ReconcileStats& stats) {
   auto log = Logger("reconcile");
   auto live = view_->ListPodUids();
   if (!live.ok()) {
@@ -323,4 +326,4 @@ void Reconciler::Stop() {
   if (timer_) timer_->cancel();
 }
 
-}  // namespace qrm::host
+}  // namespace qrm::reconcile

@@ -83,7 +83,7 @@
 #include "qrm/reconcile/runtime.h"
 #include "qrm/reconcile/throttle_pusher.h"
 
-namespace qrm::host {
+namespace qrm::reconcile {
 
 struct ReconcileStats {
   int plugins_polled = 0;
@@ -104,8 +104,9 @@ struct ReconcileStats {
 class Reconciler {
  public:
   // `view` may be null (no garbage collection).
-  Reconciler(PluginRegistry& registry, StateStore& state, Admission& admission,
-             RuntimeApplier& applier, RuntimeView* view, boost::asio::thread_pool& workers,
+  Reconciler(registry::PluginRegistry& registry, state::StateStore& state,
+             admission::Admission& admission, RuntimeApplier& applier, RuntimeView* view,
+             boost::asio::thread_pool& workers,
              std::chrono::milliseconds rpc_timeout = std::chrono::milliseconds(10000));
 
   // One tick; also what the timer runs.
@@ -115,11 +116,11 @@ class Reconciler {
   // the checkpoint it loaded: a crash between step 3 (durable) and step 4 leaves a running
   // container behind its checkpointed fields, and no later diff would notice. A container
   // the runtime does not have (kNotFound) is dropped: its CreateContainer carries them.
-  void QueueReapply(const PodResources& pods);
+  void QueueReapply(const state::PodResources& pods);
 
   // Replays to a plugin that has just (re)registered what it should hold and does not
   // report (see the header comment). The registry calls it before publishing the endpoint.
-  void OnPluginRegistered(const std::shared_ptr<PluginEndpoint>& plugin);
+  void OnPluginRegistered(const std::shared_ptr<registry::PluginEndpoint>& plugin);
 
   // Pods whose release a runtime call in flight owns (the CRI shim's stop and remove).
   ReleaseClaims& release_claims() { return claims_; }
@@ -140,65 +141,69 @@ class Reconciler {
  private:
   // One plugin's successful GetResourcesAllocation answer in this tick.
   struct Polled {
-    std::shared_ptr<PluginEndpoint> plugin;
-    pb::GetResourcesAllocationResponse response;
+    std::shared_ptr<registry::PluginEndpoint> plugin;
+    ::resourceplugin::v1alpha1::GetResourcesAllocationResponse response;
   };
   using Touched = std::set<std::pair<std::string, std::string>>;
 
   void Schedule();
   std::vector<Polled> PollPlugins(ReconcileStats& stats);
   // Step 2, for need_reconcile plugins.
-  static void DiffReconciling(const PodResources& before, const std::vector<Polled>& polled,
-                              std::vector<StateStore::ResourceChange>& changes, Touched& touched);
-  void CollectGarbage(const PodResources& before, ReconcileStats& stats) QRM_REQUIRES(mu_);
+  static void DiffReconciling(const state::PodResources& before, const std::vector<Polled>& polled,
+                              std::vector<state::StateStore::ResourceChange>& changes,
+                              Touched& touched);
+  void CollectGarbage(const state::PodResources& before, ReconcileStats& stats) QRM_REQUIRES(mu_);
   // Persists the validated changes; the changed containers become pending applies (also
   // those of pods whose write succeeded when another pod's failed).
   Status PersistChanges(
-      const std::vector<StateStore::ResourceChange>& valid,
-      const std::map<std::pair<std::string, std::string>, ContainerUpdate>& updates,
+      const std::vector<state::StateStore::ResourceChange>& valid,
+      const std::map<std::pair<std::string, std::string>, apply::ContainerUpdate>& updates,
       ReconcileStats& stats) QRM_REQUIRES(mu_);
   void ApplyPending(ReconcileStats& stats) QRM_REQUIRES(mu_);
   // Drops what the reconciler remembers about pods the runtime no longer has and the host
   // no longer holds.
   void ForgetGonePods(const std::set<std::string>& live) QRM_REQUIRES(mu_);
   // Step 2b (see the header comment); replayed answers are added to `changes`/`touched`.
-  void Rebuild(const PodResources& before, const std::vector<Polled>& polled,
-               std::vector<StateStore::ResourceChange>& changes, Touched& touched,
+  void Rebuild(const state::PodResources& before, const std::vector<Polled>& polled,
+               std::vector<state::StateStore::ResourceChange>& changes, Touched& touched,
                ReconcileStats& stats) QRM_REQUIRES(mu_);
   // FindLost, for need_reconcile plugins and the retries of replay_retry_.
   std::vector<LostAllocation> LostToReplay(
-      const PodResources& before, const std::vector<PluginReport>& reports,
-      const std::map<std::string, std::shared_ptr<PluginEndpoint>>& by_resource);
-  void ReplayLost(const std::vector<LostAllocation>& lost, const std::set<std::string>& live,
-                  const std::map<std::string, std::shared_ptr<PluginEndpoint>>& by_resource,
-                  std::vector<StateStore::ResourceChange>& changes, Touched& touched,
-                  ReconcileStats& stats) QRM_REQUIRES(mu_);
+      const state::PodResources& before, const std::vector<PluginReport>& reports,
+      const std::map<std::string, std::shared_ptr<registry::PluginEndpoint>>& by_resource);
+  void ReplayLost(
+      const std::vector<LostAllocation>& lost, const std::set<std::string>& live,
+      const std::map<std::string, std::shared_ptr<registry::PluginEndpoint>>& by_resource,
+      std::vector<state::StateStore::ResourceChange>& changes, Touched& touched,
+      ReconcileStats& stats) QRM_REQUIRES(mu_);
   void AdoptHeldSkipped(const std::vector<HeldSkipped>& held, const std::set<std::string>& live,
                         ReconcileStats& stats) QRM_REQUIRES(mu_);
-  void AdoptUnrecorded(const PodResources& before, const std::vector<UnrecordedContainer>& found,
-                       const std::set<std::string>& live,
-                       const std::map<std::string, std::shared_ptr<PluginEndpoint>>& by_resource,
-                       ReconcileStats& stats) QRM_REQUIRES(mu_);
+  void AdoptUnrecorded(
+      const state::PodResources& before, const std::vector<UnrecordedContainer>& found,
+      const std::set<std::string>& live,
+      const std::map<std::string, std::shared_ptr<registry::PluginEndpoint>>& by_resource,
+      ReconcileStats& stats) QRM_REQUIRES(mu_);
   void AdoptOne(const UnrecordedContainer& found, const RuntimeContainer& rc, ReconcileStats& stats)
       QRM_REQUIRES(mu_);
-  void ReleaseUnadmitted(const UnrecordedContainer& found,
-                         const std::map<std::string, std::shared_ptr<PluginEndpoint>>& by_resource,
-                         ReconcileStats& stats);
+  void ReleaseUnadmitted(
+      const UnrecordedContainer& found,
+      const std::map<std::string, std::shared_ptr<registry::PluginEndpoint>>& by_resource,
+      ReconcileStats& stats);
   // Admission::RemovePod of `uid`, unless a runtime call in flight owns its release.
   bool ReleasePod(const std::string& uid, ReconcileStats& stats);
   // Stores `info` as the container's allocation of `resource` (taking `resource` off its
   // skipped list); the caller holds the pod's admission lock. Validated first.
   Status StoreLocked(const std::string& uid, const std::string& container,
-                     const ContainerAllocation& stored, const std::string& resource,
-                     const pb::ResourceAllocationInfo& info);
+                     const state::ContainerAllocation& stored, const std::string& resource,
+                     const ::resourceplugin::v1alpha1::ResourceAllocationInfo& info);
   // Registration replay of one lost allocation; true if the plugin got it back.
-  bool ReplayRegistered(PluginEndpoint& plugin, const LostAllocation& lost);
+  bool ReplayRegistered(registry::PluginEndpoint& plugin, const LostAllocation& lost);
   // The runtime's ready pods, or nullopt if there is no view or it cannot answer.
   std::optional<std::set<std::string>> LivePods();
 
-  PluginRegistry& registry_;
-  StateStore& state_;
-  Admission& admission_;
+  registry::PluginRegistry& registry_;
+  state::StateStore& state_;
+  admission::Admission& admission_;
   RuntimeView* view_;
   boost::asio::thread_pool& workers_;
   const std::chrono::milliseconds rpc_timeout_;
@@ -226,4 +231,4 @@ class Reconciler {
   std::set<std::tuple<std::string, std::string, std::string>> answered_empty_ QRM_GUARDED_BY(mu_);
 };
 
-}  // namespace qrm::host
+}  // namespace qrm::reconcile

@@ -4,7 +4,7 @@
 #include "common/metrics/metrics.h"
 #include "qrm/reconcile/reconciler.h"
 
-namespace qrm::host {
+namespace qrm::reconcile {
 
 std::optional<std::set<std::string>> Reconciler::LivePods() {
   if (view_ == nullptr) return std::nullopt;
@@ -18,7 +18,7 @@ std::optional<std::set<std::string>> Reconciler::LivePods() {
   return std::move(*live);
 }
 
-void Reconciler::OnPluginRegistered(const std::shared_ptr<PluginEndpoint>& plugin) {
+void Reconciler::OnPluginRegistered(const std::shared_ptr<registry::PluginEndpoint>& plugin) {
   auto log = Logger("reconcile");
   // One registration replay at a time: a plugin may register by RPC and be discovered in the
   // directory at once, and two replays reading its report before either replayed would send
@@ -61,7 +61,7 @@ void Reconciler::OnPluginRegistered(const std::shared_ptr<PluginEndpoint>& plugi
       plugin->resource(), wanted, replayed);
 }
 
-bool Reconciler::ReplayRegistered(PluginEndpoint& plugin, const LostAllocation& l) {
+bool Reconciler::ReplayRegistered(registry::PluginEndpoint& plugin, const LostAllocation& l) {
   auto log = Logger("reconcile");
   auto pod_lock = admission_.pod_locks().Lock(l.pod_uid);
   const auto stored = state_.GetContainer(l.pod_uid, l.container);
@@ -79,7 +79,7 @@ bool Reconciler::ReplayRegistered(PluginEndpoint& plugin, const LostAllocation& 
                l.pod_uid, l.container, l.resource, l.resource);
     return false;
   }
-  if (SameAsStored(*stored, l.resource, info->second)) return true;
+  if (state::SameAsStored(*stored, l.resource, info->second)) return true;
   // The plugin could not give the same back: its answer is what the container holds now.
   if (Status s = StoreLocked(l.pod_uid, l.container, *stored, l.resource, info->second); !s.ok()) {
     log->error("pod={} container={}: cannot store the replayed {}: {}", l.pod_uid, l.container,
@@ -91,4 +91,4 @@ bool Reconciler::ReplayRegistered(PluginEndpoint& plugin, const LostAllocation& 
   return true;
 }
 
-}  // namespace qrm::host
+}  // namespace qrm::reconcile

@@ -23,7 +23,7 @@
 
 #include "common/mutex.h"
 
-namespace qrm::host {
+namespace qrm::reconcile {
 
 class ReleaseClaims {
  public:
@@ -88,4 +88,4 @@ class ReleaseClaims {
   std::map<std::string, State> pods_ QRM_GUARDED_BY(mu_);
 };
 
-}  // namespace qrm::host
+}  // namespace qrm::reconcile

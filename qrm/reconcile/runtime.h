@@ -10,14 +10,14 @@
 #include "common/status.h"
 #include "qrm/apply/container_update.h"
 
-namespace qrm::host {
+namespace qrm::reconcile {
 
 // Pushes the fields qrm owns to a running container (UpdateContainerResources).
 class RuntimeApplier {
  public:
   virtual ~RuntimeApplier() = default;
   virtual Status Apply(const std::string& pod_uid, const std::string& container,
-                       const ContainerUpdate& update) = 0;
+                       const apply::ContainerUpdate& update) = 0;
 };
 
 // A container the runtime has (created, running or exited, not yet removed), with its
@@ -40,4 +40,4 @@ class RuntimeView {
   }
 };
 
-}  // namespace qrm::host
+}  // namespace qrm::reconcile

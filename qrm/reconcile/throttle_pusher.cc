@@ -5,16 +5,16 @@
 #include "common/log.h"
 #include "common/metrics/metrics.h"
 
-namespace qrm::host {
+namespace qrm::reconcile {
 namespace {
 
 // Throttles of containers the host no longer holds are forgotten: a pod that left the
 // checkpoint, or a container it no longer lists.
-StatusOr<int> ForgetUnheld(ThrottleStore& store, const PodResources& pods) {
+StatusOr<int> ForgetUnheld(throttle::ThrottleStore& store, const state::PodResources& pods) {
   std::set<std::string> uids;
   for (const auto& [uid, pod] : pods) uids.insert(uid);
   QRM_ASSIGN_OR_RETURN(int forgotten, store.Retain(uids));
-  for (const CpuThrottle& t : store.List()) {
+  for (const throttle::CpuThrottle& t : store.List()) {
     auto pod = pods.find(t.pod_uid);
     if (pod != pods.end() && !pod->second->containers.contains(t.container)) {
       QRM_ASSIGN_OR_RETURN(bool cleared, store.Clear(t.pod_uid, t.container));
@@ -45,26 +45,27 @@ void RecordTick(const ThrottleTickStats& stats, size_t held) {
 
 }  // namespace
 
-Status ThrottlePusher::Push(const ThrottleStore::Key& key) {
-  ThrottleStore* store = admission_.throttles();
+Status ThrottlePusher::Push(const throttle::ThrottleStore::Key& key) {
+  throttle::ThrottleStore* store = admission_.throttles();
   if (store == nullptr) return Status::Ok();
   return PushTo(*store, key);
 }
 
-Status ThrottlePusher::PushTo(ThrottleStore& store, const ThrottleStore::Key& key) {
+Status ThrottlePusher::PushTo(throttle::ThrottleStore& store,
+                              const throttle::ThrottleStore::Key& key) {
   return writer_.WriteCurrent(
       key.first, key.second,
-      [](const ContainerUpdate& update) {
-        return update.owned.contains(OciProperty::kCpuQuota);  // else: no throttle
+      [](const apply::ContainerUpdate& update) {
+        return update.owned.contains(apply::OciProperty::kCpuQuota);  // else: no throttle
       },
-      [&](const ContainerUpdate& written) {
+      [&](const apply::ContainerUpdate& written) {
         return store.Applied(key, written.resources.cpu_quota(), written.resources.cpu_period());
       });
 }
 
-ThrottleTickStats ThrottlePusher::Tick(const PodResources& pods) {
+ThrottleTickStats ThrottlePusher::Tick(const state::PodResources& pods) {
   ThrottleTickStats stats;
-  ThrottleStore* store = admission_.throttles();
+  throttle::ThrottleStore* store = admission_.throttles();
   if (store == nullptr) return stats;
   auto log = Logger("throttle");
   if (auto expired = store->ExpireLeases(); expired.ok()) {
@@ -78,7 +79,7 @@ ThrottleTickStats ThrottlePusher::Tick(const PodResources& pods) {
   } else {
     log->error("cannot forget the throttles of gone containers: {}", forgotten.status().message());
   }
-  for (const ThrottleStore::Key& key : store->Pending()) {
+  for (const throttle::ThrottleStore::Key& key : store->Pending()) {
     if (Status s = PushTo(*store, key); !s.ok()) {
       ++stats.push_failures;
       log->warn("pod={} container={}: throttle push failed, retrying next tick: {}", key.first,
@@ -91,4 +92,4 @@ ThrottleTickStats ThrottlePusher::Tick(const PodResources& pods) {
   return stats;
 }
 
-}  // namespace qrm::host
+}  // namespace qrm::reconcile

@@ -17,7 +17,7 @@
 #include "qrm/state/pod_resources.h"
 #include "qrm/throttle/throttle_store.h"
 
-namespace qrm::host {
+namespace qrm::reconcile {
 
 struct ThrottleTickStats {
   int pushed = 0;
@@ -28,20 +28,20 @@ struct ThrottleTickStats {
 
 class ThrottlePusher {
  public:
-  ThrottlePusher(Admission& admission, ContainerWriter& writer)
+  ThrottlePusher(admission::Admission& admission, ContainerWriter& writer)
       : admission_(admission), writer_(writer) {}
 
   // Pushes one container's current fields; OK if it holds no throttle. On failure the entry
   // stays pending for the next tick.
-  Status Push(const ThrottleStore::Key& key);
+  Status Push(const throttle::ThrottleStore::Key& key);
   // Expires leases, drops entries of containers not in `pods`, pushes what is pending.
-  ThrottleTickStats Tick(const PodResources& pods);
+  ThrottleTickStats Tick(const state::PodResources& pods);
 
  private:
-  Status PushTo(ThrottleStore& store, const ThrottleStore::Key& key);
+  Status PushTo(throttle::ThrottleStore& store, const throttle::ThrottleStore::Key& key);
 
-  Admission& admission_;
+  admission::Admission& admission_;
   ContainerWriter& writer_;
 };
 
-}  // namespace qrm::host
+}  // namespace qrm::reconcile

@@ -3,12 +3,12 @@
 #include "common/log.h"
 #include "qrm/reconcile/reconciler.h"
 
-namespace qrm::host {
+namespace qrm::reconcile {
 
 void Reconciler::AdoptUnrecorded(
-    const PodResources& before, const std::vector<UnrecordedContainer>& found,
+    const state::PodResources& before, const std::vector<UnrecordedContainer>& found,
     const std::set<std::string>& live,
-    const std::map<std::string, std::shared_ptr<PluginEndpoint>>& by_resource,
+    const std::map<std::string, std::shared_ptr<registry::PluginEndpoint>>& by_resource,
     ReconcileStats& stats) {
   auto log = Logger("reconcile");
   std::set<std::string> orphans;
@@ -58,8 +58,8 @@ void Reconciler::AdoptOne(const UnrecordedContainer& u, const RuntimeContainer& 
   auto log = Logger("reconcile");
   auto pod_lock = admission_.pod_locks().Lock(u.pod_uid);
   if (state_.GetContainer(u.pod_uid, u.container) != nullptr) return;  // admitted meanwhile
-  ContainerAllocation allocation = AdoptedAllocation(u, rc.pod_name, rc.pod_namespace);
-  if (auto update = BuildContainerUpdate(allocation.resources); !update.ok()) {
+  state::ContainerAllocation allocation = AdoptedAllocation(u, rc.pod_name, rc.pod_namespace);
+  if (auto update = apply::BuildContainerUpdate(allocation.resources); !update.ok()) {
     log->error("pod={} container={}: not adopting an invalid plugin allocation: {}", u.pod_uid,
                u.container, update.status().message());
     return;
@@ -88,7 +88,7 @@ void Reconciler::AdoptOne(const UnrecordedContainer& u, const RuntimeContainer& 
 // replayed to it with their previous allocation, as admission's rollback does.
 void Reconciler::ReleaseUnadmitted(
     const UnrecordedContainer& u,
-    const std::map<std::string, std::shared_ptr<PluginEndpoint>>& by_resource,
+    const std::map<std::string, std::shared_ptr<registry::PluginEndpoint>>& by_resource,
     ReconcileStats& stats) {
   auto log = Logger("reconcile");
   const auto release = claims_.TryRelease(u.pod_uid);
@@ -98,7 +98,7 @@ void Reconciler::ReleaseUnadmitted(
   }
   auto pod_lock = admission_.pod_locks().Lock(u.pod_uid);
   if (state_.GetContainer(u.pod_uid, u.container) != nullptr) return;  // admitted meanwhile
-  const std::shared_ptr<const PodAllocation> pod = state_.GetPod(u.pod_uid);
+  const std::shared_ptr<const state::PodAllocation> pod = state_.GetPod(u.pod_uid);
   int released = 0;
   for (const auto& [resource, info] : u.resources) {
     auto plugin = by_resource.find(resource);
@@ -130,4 +130,4 @@ void Reconciler::ReleaseUnadmitted(
       u.pod_uid, u.container, released);
 }
 
-}  // namespace qrm::host
+}  // namespace qrm::reconcile

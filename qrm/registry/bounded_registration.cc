@@ -6,7 +6,7 @@
 #include "common/grpc_status.h"
 #include "common/log.h"
 
-namespace qrm::host {
+namespace qrm::registry {
 namespace pb = ::resourceplugin::v1alpha1;
 
 Status CheckRegisterRequestSizes(const pb::RegisterRequest& request) {
@@ -62,4 +62,4 @@ grpc::ServerUnaryReactor* BoundedRegistrationService::Register(grpc::CallbackSer
   return reactor;
 }
 
-}  // namespace qrm::host
+}  // namespace qrm::registry

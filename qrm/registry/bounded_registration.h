@@ -20,7 +20,7 @@
 #include "common/rate_limited_log.h"
 #include "common/status.h"
 
-namespace qrm::host {
+namespace qrm::registry {
 
 // The most bytes a field of a valid RegisterRequest has (version "v1alpha1"; a resource
 // name is at most 253 + 1 + 63; an endpoint is a socket file name).
@@ -52,4 +52,4 @@ class BoundedRegistrationService
   boost::asio::thread_pool pool_;
 };
 
-}  // namespace qrm::host
+}  // namespace qrm::registry

@@ -2,7 +2,7 @@
 
 #include "machine/numa_layout.h"
 
-namespace qrm::host {
+namespace qrm::registry {
 
 StatusOr<MachineLimits> LoadMachineLimits(const std::string& sysfs_root) {
   MachineLimits limits;
@@ -12,4 +12,4 @@ StatusOr<MachineLimits> LoadMachineLimits(const std::string& sysfs_root) {
   return limits;
 }
 
-}  // namespace qrm::host
+}  // namespace qrm::registry

@@ -9,7 +9,7 @@
 #include "common/numa_mask.h"
 #include "common/status.h"
 
-namespace qrm::host {
+namespace qrm::registry {
 
 struct MachineLimits {
   // nullopt: not known (tests with a fake topology), ids are only checked for syntax.
@@ -22,4 +22,4 @@ struct MachineLimits {
 // file: the host must not guess which CPUs exist.
 StatusOr<MachineLimits> LoadMachineLimits(const std::string& sysfs_root);
 
-}  // namespace qrm::host
+}  // namespace qrm::registry

@@ -22,7 +22,7 @@
 #include "common/metrics/metrics.h"
 #include "common/status.h"
 
-namespace qrm::host {
+namespace qrm::registry {
 
 template <typename Resp>
 struct PendingCall {
@@ -67,4 +67,4 @@ auto FanOut(size_t n, Start start, Finish finish) {
   return answers;
 }
 
-}  // namespace qrm::host
+}  // namespace qrm::registry

@@ -9,7 +9,9 @@
 #include "qrm/apply/oci_property.h"
 #include "qrm/apply/property_value.h"
 
-namespace qrm::host {
+namespace qrm::registry {
+
+namespace pb = ::resourceplugin::v1alpha1;
 namespace {
 
 Status CheckQuantity(std::string_view where, double value) {
@@ -42,9 +44,10 @@ Status CheckHintList(std::string_view where, const pb::ListOfTopologyHints& list
 }
 
 // The parsed cpuset (canonical "0-3,8") against the online CPUs or nodes.
-Status CheckCpusetOnMachine(const std::string& resource, OciProperty p, const std::string& value,
-                            const std::string& canonical, const MachineLimits& limits) {
-  if (p == OciProperty::kCpusetCpus && limits.online_cpus) {
+Status CheckCpusetOnMachine(const std::string& resource, apply::OciProperty p,
+                            const std::string& value, const std::string& canonical,
+                            const MachineLimits& limits) {
+  if (p == apply::OciProperty::kCpusetCpus && limits.online_cpus) {
     QRM_ASSIGN_OR_RETURN(auto set, CpuSet::Parse(canonical));
     CpuSet outside = set;
     for (int cpu : *limits.online_cpus) outside.Remove(cpu);
@@ -54,7 +57,7 @@ Status CheckCpusetOnMachine(const std::string& resource, OciProperty p, const st
           Quote(resource), Quote(value), outside.ToString(), limits.online_cpus->ToString()));
     }
   }
-  if (p == OciProperty::kCpusetMems && limits.numa_nodes) {
+  if (p == apply::OciProperty::kCpusetMems && limits.numa_nodes) {
     QRM_ASSIGN_OR_RETURN(auto mask, NumaMask::Parse(canonical));
     if (!mask.IsSubsetOf(*limits.numa_nodes)) {
       return InvalidArgumentError(fmt::format(
@@ -79,7 +82,7 @@ Status CheckTopologyAwareQuantities(
       QRM_RETURN_IF_ERROR(CheckNode(where, q.node(), limits));
     }
     for (const auto& [key, value] : q.annotations()) {
-      QRM_RETURN_IF_ERROR(CheckAnnotation(resource, key, value));
+      QRM_RETURN_IF_ERROR(apply::CheckAnnotation(resource, key, value));
     }
   }
   return Status::Ok();
@@ -101,21 +104,22 @@ Status ValidateAllocationInfo(const std::string& resource, const pb::ResourceAll
   const std::string where = fmt::format("resource {}:", Quote(resource));
   QRM_RETURN_IF_ERROR(CheckQuantity(where + " allocated_quantity", info.allocated_quantity()));
   if (!info.oci_property_name().empty()) {
-    StatusOr<OciProperty> p = ParseOciProperty(info.oci_property_name());
+    StatusOr<apply::OciProperty> p = apply::ParseOciProperty(info.oci_property_name());
     if (!p.ok()) return p.status().WithContext(fmt::format("resource {}", Quote(resource)));
     ::runtime::v1::LinuxContainerResources field;
-    QRM_RETURN_IF_ERROR(ParsePropertyValue(resource, *p, info.allocation_result(), &field));
-    if (*p == OciProperty::kCpusetCpus || *p == OciProperty::kCpusetMems) {
+    QRM_RETURN_IF_ERROR(apply::ParsePropertyValue(resource, *p, info.allocation_result(), &field));
+    if (*p == apply::OciProperty::kCpusetCpus || *p == apply::OciProperty::kCpusetMems) {
       QRM_RETURN_IF_ERROR(CheckCpusetOnMachine(
           resource, *p, info.allocation_result(),
-          *p == OciProperty::kCpusetCpus ? field.cpuset_cpus() : field.cpuset_mems(), limits));
+          *p == apply::OciProperty::kCpusetCpus ? field.cpuset_cpus() : field.cpuset_mems(),
+          limits));
     }
   }
   for (const auto& [key, value] : info.envs()) {
-    QRM_RETURN_IF_ERROR(CheckEnvVar(resource, key, value));
+    QRM_RETURN_IF_ERROR(apply::CheckEnvVar(resource, key, value));
   }
   for (const auto& [key, value] : info.annotations()) {
-    QRM_RETURN_IF_ERROR(CheckAnnotation(resource, key, value));
+    QRM_RETURN_IF_ERROR(apply::CheckAnnotation(resource, key, value));
   }
   QRM_RETURN_IF_ERROR(
       CheckHintList(where + " resource_hints: a hint", info.resource_hints(), limits));
@@ -183,4 +187,4 @@ Status ValidateAllocatableAnswer(const pb::GetTopologyAwareAllocatableResourcesR
   return Status::Ok();
 }
 
-}  // namespace qrm::host
+}  // namespace qrm::registry

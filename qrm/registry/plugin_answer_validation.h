@@ -20,24 +20,27 @@
 #include "common/status.h"
 #include "qrm/registry/machine_limits.h"
 
-namespace qrm::host {
+namespace qrm::registry {
 
-namespace pb = ::resourceplugin::v1alpha1;
-
-Status ValidateHintsAnswer(const google::protobuf::Map<std::string, pb::ListOfTopologyHints>& hints,
+Status ValidateHintsAnswer(const google::protobuf::Map<
+                               std::string, ::resourceplugin::v1alpha1::ListOfTopologyHints>& hints,
                            const MachineLimits& limits);
 
 // One resource's allocation; errors start with `resource "<resource>": `.
-Status ValidateAllocationInfo(const std::string& resource, const pb::ResourceAllocationInfo& info,
+Status ValidateAllocationInfo(const std::string& resource,
+                              const ::resourceplugin::v1alpha1::ResourceAllocationInfo& info,
                               const MachineLimits& limits);
 
-Status ValidateAllocateAnswer(const pb::ResourceAllocationResponse& answer,
+Status ValidateAllocateAnswer(const ::resourceplugin::v1alpha1::ResourceAllocationResponse& answer,
                               const MachineLimits& limits);
-Status ValidateResourcesAllocationAnswer(const pb::GetResourcesAllocationResponse& answer,
-                                         const MachineLimits& limits);
-Status ValidateTopologyAwareAnswer(const pb::GetTopologyAwareResourcesResponse& answer,
-                                   const MachineLimits& limits);
-Status ValidateAllocatableAnswer(const pb::GetTopologyAwareAllocatableResourcesResponse& answer,
-                                 const MachineLimits& limits);
+Status ValidateResourcesAllocationAnswer(
+    const ::resourceplugin::v1alpha1::GetResourcesAllocationResponse& answer,
+    const MachineLimits& limits);
+Status ValidateTopologyAwareAnswer(
+    const ::resourceplugin::v1alpha1::GetTopologyAwareResourcesResponse& answer,
+    const MachineLimits& limits);
+Status ValidateAllocatableAnswer(
+    const ::resourceplugin::v1alpha1::GetTopologyAwareAllocatableResourcesResponse& answer,
+    const MachineLimits& limits);
 
-}  // namespace qrm::host
+}  // namespace qrm::registry

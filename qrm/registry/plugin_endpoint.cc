@@ -8,7 +8,9 @@
 #include "common/metrics/metrics.h"
 #include "qrm/registry/plugin_answer_validation.h"
 
-namespace qrm::host {
+namespace qrm::registry {
+
+namespace pb = ::resourceplugin::v1alpha1;
 
 PluginEndpoint::PluginEndpoint(std::string resource, std::string socket_path,
                                pb::ResourcePluginOptions options, RegistrationStyle style,
@@ -297,4 +299,4 @@ Status PluginEndpoint::PreStartContainer(const pb::PreStartContainerRequest& req
       .status();
 }
 
-}  // namespace qrm::host
+}  // namespace qrm::registry

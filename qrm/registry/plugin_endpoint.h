@@ -35,22 +35,22 @@
 #include "qrm/registry/machine_limits.h"
 #include "qrm/registry/pending_call.h"
 
-namespace qrm::host {
+namespace qrm::registry {
 
-namespace pb = ::resourceplugin::v1alpha1;
 using Clock = std::chrono::steady_clock;
 
 enum class RegistrationStyle { kRegisterRpc, kDirectoryWatcher };
 
 class PluginEndpoint {
  public:
-  PluginEndpoint(std::string resource, std::string socket_path, pb::ResourcePluginOptions options,
-                 RegistrationStyle style, std::shared_ptr<grpc::Channel> channel,
-                 MachineLimits limits = {}, std::set<std::string> accompanying = {});
+  PluginEndpoint(std::string resource, std::string socket_path,
+                 ::resourceplugin::v1alpha1::ResourcePluginOptions options, RegistrationStyle style,
+                 std::shared_ptr<grpc::Channel> channel, MachineLimits limits = {},
+                 std::set<std::string> accompanying = {});
 
   const std::string& resource() const { return resource_; }
   const std::string& socket_path() const { return socket_path_; }
-  const pb::ResourcePluginOptions& options() const { return options_; }
+  const ::resourceplugin::v1alpha1::ResourcePluginOptions& options() const { return options_; }
   RegistrationStyle style() const { return style_; }
   std::chrono::system_clock::time_point registered_at() const { return registered_at_; }
 
@@ -66,30 +66,38 @@ class PluginEndpoint {
   // The admission calls, sent on the caller's completion queue (pending_call.h): Start sends
   // (or, for a stopped plugin, records why not), AwaitCalls waits, Finish returns what the
   // blocking call below would have.
-  using HintsCall = PendingCall<pb::ResourceHintsResponse>;
-  using PodHintsCall = PendingCall<pb::PodResourceHintsResponse>;
-  using AllocateCall = PendingCall<pb::ResourceAllocationResponse>;
-  std::unique_ptr<HintsCall> StartGetTopologyHints(const pb::ResourceRequest& req, Timeout t,
-                                                   grpc::CompletionQueue* cq);
-  StatusOr<pb::ResourceHintsResponse> FinishGetTopologyHints(HintsCall& call);
-  std::unique_ptr<PodHintsCall> StartGetPodTopologyHints(const pb::PodResourceRequest& req,
-                                                         Timeout t, grpc::CompletionQueue* cq);
-  StatusOr<pb::PodResourceHintsResponse> FinishGetPodTopologyHints(PodHintsCall& call);
-  std::unique_ptr<AllocateCall> StartAllocate(const pb::ResourceRequest& req, Timeout t,
-                                              grpc::CompletionQueue* cq);
-  StatusOr<pb::ResourceAllocationResponse> FinishAllocate(AllocateCall& call);
+  using HintsCall = PendingCall<::resourceplugin::v1alpha1::ResourceHintsResponse>;
+  using PodHintsCall = PendingCall<::resourceplugin::v1alpha1::PodResourceHintsResponse>;
+  using AllocateCall = PendingCall<::resourceplugin::v1alpha1::ResourceAllocationResponse>;
+  std::unique_ptr<HintsCall> StartGetTopologyHints(
+      const ::resourceplugin::v1alpha1::ResourceRequest& req, Timeout t, grpc::CompletionQueue* cq);
+  StatusOr<::resourceplugin::v1alpha1::ResourceHintsResponse> FinishGetTopologyHints(
+      HintsCall& call);
+  std::unique_ptr<PodHintsCall> StartGetPodTopologyHints(
+      const ::resourceplugin::v1alpha1::PodResourceRequest& req, Timeout t,
+      grpc::CompletionQueue* cq);
+  StatusOr<::resourceplugin::v1alpha1::PodResourceHintsResponse> FinishGetPodTopologyHints(
+      PodHintsCall& call);
+  std::unique_ptr<AllocateCall> StartAllocate(
+      const ::resourceplugin::v1alpha1::ResourceRequest& req, Timeout t, grpc::CompletionQueue* cq);
+  StatusOr<::resourceplugin::v1alpha1::ResourceAllocationResponse> FinishAllocate(
+      AllocateCall& call);
 
-  StatusOr<pb::ResourceHintsResponse> GetTopologyHints(const pb::ResourceRequest& req, Timeout t);
-  StatusOr<pb::PodResourceHintsResponse> GetPodTopologyHints(const pb::PodResourceRequest& req,
-                                                             Timeout t);
-  StatusOr<pb::ResourceAllocationResponse> Allocate(const pb::ResourceRequest& req, Timeout t);
+  StatusOr<::resourceplugin::v1alpha1::ResourceHintsResponse> GetTopologyHints(
+      const ::resourceplugin::v1alpha1::ResourceRequest& req, Timeout t);
+  StatusOr<::resourceplugin::v1alpha1::PodResourceHintsResponse> GetPodTopologyHints(
+      const ::resourceplugin::v1alpha1::PodResourceRequest& req, Timeout t);
+  StatusOr<::resourceplugin::v1alpha1::ResourceAllocationResponse> Allocate(
+      const ::resourceplugin::v1alpha1::ResourceRequest& req, Timeout t);
   Status RemovePod(const std::string& pod_uid, Timeout t);
-  StatusOr<pb::GetResourcesAllocationResponse> GetResourcesAllocation(Timeout t);
-  StatusOr<pb::GetTopologyAwareResourcesResponse> GetTopologyAwareResources(
-      const pb::GetTopologyAwareResourcesRequest& req, Timeout t);
-  StatusOr<pb::GetTopologyAwareAllocatableResourcesResponse> GetTopologyAwareAllocatableResources(
+  StatusOr<::resourceplugin::v1alpha1::GetResourcesAllocationResponse> GetResourcesAllocation(
       Timeout t);
-  Status PreStartContainer(const pb::PreStartContainerRequest& req, Timeout t);
+  StatusOr<::resourceplugin::v1alpha1::GetTopologyAwareResourcesResponse> GetTopologyAwareResources(
+      const ::resourceplugin::v1alpha1::GetTopologyAwareResourcesRequest& req, Timeout t);
+  StatusOr<::resourceplugin::v1alpha1::GetTopologyAwareAllocatableResourcesResponse>
+  GetTopologyAwareAllocatableResources(Timeout t);
+  Status PreStartContainer(const ::resourceplugin::v1alpha1::PreStartContainerRequest& req,
+                           Timeout t);
 
  private:
   template <typename Req, typename Resp, typename Method>
@@ -115,11 +123,11 @@ class PluginEndpoint {
 
   const std::string resource_;
   const std::string socket_path_;
-  const pb::ResourcePluginOptions options_;
+  const ::resourceplugin::v1alpha1::ResourcePluginOptions options_;
   const RegistrationStyle style_;
   const std::chrono::system_clock::time_point registered_at_;
   std::shared_ptr<grpc::Channel> channel_;
-  std::unique_ptr<pb::ResourcePlugin::Stub> stub_;
+  std::unique_ptr<::resourceplugin::v1alpha1::ResourcePlugin::Stub> stub_;
   const MachineLimits limits_;
   const std::set<std::string> owned_;  // resource_ and its accompanying resources
 
@@ -128,4 +136,4 @@ class PluginEndpoint {
   std::string last_error_ QRM_GUARDED_BY(mu_);
 };
 
-}  // namespace qrm::host
+}  // namespace qrm::registry

@@ -24,7 +24,9 @@
 #include "qrm/registry/registration_validation.h"
 #include "qrm/registry/socket_access.h"
 
-namespace qrm::host {
+namespace qrm::registry {
+
+namespace pb = ::resourceplugin::v1alpha1;
 namespace {
 
 namespace preg = ::pluginregistration;
@@ -406,4 +408,4 @@ std::vector<std::shared_ptr<PluginEndpoint>> PluginRegistry::EndpointsWithCapaci
   return out;
 }
 
-}  // namespace qrm::host
+}  // namespace qrm::registry

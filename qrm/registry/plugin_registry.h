@@ -45,7 +45,7 @@ namespace grpc {
 class Server;
 }
 
-namespace qrm::host {
+namespace qrm::registry {
 
 struct RegistryOptions {
   std::string plugin_dir = "/var/lib/qrm/plugins";
@@ -86,7 +86,8 @@ class PluginRegistry {
   void Stop();
 
   // Validates, dials back and records a plugin. Returns the refusal reason.
-  Status AcceptRegistration(const pb::RegisterRequest& request, RegistrationStyle style);
+  Status AcceptRegistration(const ::resourceplugin::v1alpha1::RegisterRequest& request,
+                            RegistrationStyle style);
 
   // Called by AcceptRegistration for every accepted registration, after the dial-back and before
   // the endpoint is published, so admission reaches the plugin only once it returns: the host
@@ -109,7 +110,8 @@ class PluginRegistry {
  private:
   class RegistrationService;
   // The socket path a registration names, once its version, resource name and endpoint pass.
-  StatusOr<std::string> CheckRequest(const pb::RegisterRequest& request) const;
+  StatusOr<std::string> CheckRequest(
+      const ::resourceplugin::v1alpha1::RegisterRequest& request) const;
   void DiscoverExistingSockets();
   void ArmWatch();
   void OnDirectoryEvents(size_t bytes);
@@ -134,4 +136,4 @@ class PluginRegistry {
       QRM_GUARDED_BY(mu_);  // by resource
 };
 
-}  // namespace qrm::host
+}  // namespace qrm::registry

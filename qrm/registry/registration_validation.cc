@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 
-namespace qrm::host {
+namespace qrm::registry {
 namespace {
 
 bool IsAlnum(char c) {
@@ -146,4 +146,4 @@ StatusOr<std::string> ResolveEndpoint(const std::string& plugin_dir, std::string
   return path;
 }
 
-}  // namespace qrm::host
+}  // namespace qrm::registry

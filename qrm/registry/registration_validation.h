@@ -6,7 +6,7 @@
 
 #include "common/status.h"
 
-namespace qrm::host {
+namespace qrm::registry {
 
 inline constexpr std::string_view kSupportedVersion = "v1alpha1";
 
@@ -23,4 +23,4 @@ Status ValidateVersion(std::string_view version);
 // socket inside the directory. Returns the socket's path on success.
 StatusOr<std::string> ResolveEndpoint(const std::string& plugin_dir, std::string_view endpoint);
 
-}  // namespace qrm::host
+}  // namespace qrm::registry

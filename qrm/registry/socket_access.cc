@@ -2,7 +2,7 @@
 
 #include "common/metrics/metrics.h"
 
-namespace qrm::host {
+namespace qrm::registry {
 
 PeerCheckedListener::RefusalHook CountPeerRefusals(const std::string& socket) {
   // Looked up once: the hook runs on the accept thread and must stay cheap.
@@ -13,4 +13,4 @@ PeerCheckedListener::RefusalHook CountPeerRefusals(const std::string& socket) {
   return [&refused] { refused.Inc(); };
 }
 
-}  // namespace qrm::host
+}  // namespace qrm::registry

@@ -5,10 +5,10 @@
 
 #include "common/grpc/peer_checked_listener.h"
 
-namespace qrm::host {
+namespace qrm::registry {
 
 // A refusal hook for PeerCheckedListener that increments
 // qrm_socket_peer_refused_total{socket="<socket>"} ("registration", "admin").
 PeerCheckedListener::RefusalHook CountPeerRefusals(const std::string& socket);
 
-}  // namespace qrm::host
+}  // namespace qrm::registry

@@ -3,7 +3,9 @@
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
-namespace qrm::host {
+namespace qrm::state {
+
+namespace pb = ::resourceplugin::v1alpha1;
 
 std::string DeterministicBytes(const google::protobuf::MessageLite& message) {
   std::string out;
@@ -61,4 +63,4 @@ bool SamePods(const PodResources& a, const PodResources& b) {
   return true;
 }
 
-}  // namespace qrm::host
+}  // namespace qrm::state

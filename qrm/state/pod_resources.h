@@ -15,17 +15,15 @@
 #include "common/numa_mask.h"
 #include "common/protocol_keys.h"
 
-namespace qrm::host {
-
-namespace pb = ::resourceplugin::v1alpha1;
+namespace qrm::state {
 
 struct ContainerAllocation {
   // The request admission sent: pod/container identity, quantities, labels, annotations and
   // `hint` = the merged affinity. resource_name is empty: one request covers every resource
   // of the container (StateStore::PutContainer clears it).
-  pb::ResourceRequest request;
+  ::resourceplugin::v1alpha1::ResourceRequest request;
   // By resource name ("cpu", "memory", ...).
-  std::map<std::string, pb::ResourceAllocationInfo> resources;
+  std::map<std::string, ::resourceplugin::v1alpha1::ResourceAllocationInfo> resources;
   // DeterministicBytes of each entry of `resources`, by the same names: a cache that
   // StateStore fills whenever it stores the container (and at Load), so that comparing a
   // stored allocation with a plugin's report (SameAsStored) and writing the pod's file do
@@ -67,6 +65,6 @@ void CacheResourceBytes(ContainerAllocation& container);
 // Whether `info` equals the stored allocation of `resource` in `container` (false if there
 // is none). Serializes only `info` when the stored side's bytes are cached.
 bool SameAsStored(const ContainerAllocation& container, const std::string& resource,
-                  const pb::ResourceAllocationInfo& info);
+                  const ::resourceplugin::v1alpha1::ResourceAllocationInfo& info);
 
-}  // namespace qrm::host
+}  // namespace qrm::state

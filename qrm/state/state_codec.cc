@@ -7,7 +7,7 @@
 
 #include "checkpoint/base64.h"
 
-namespace qrm::host {
+namespace qrm::state {
 namespace {
 
 using rapidjson::Value;
@@ -252,4 +252,4 @@ StatusOr<std::string> ApplyPodRecord(const rapidjson::Value& record, PodResource
   return uid;
 }
 
-}  // namespace qrm::host
+}  // namespace qrm::state

@@ -9,7 +9,7 @@
 #include "common/status.h"
 #include "qrm/state/pod_resources.h"
 
-namespace qrm::host {
+namespace qrm::state {
 
 // Fills `out` (made an object) with the checkpoint data of `pod`. Allocation infos are
 // taken from the container's resource_bytes cache when it has them. kInternal only if a
@@ -36,4 +36,4 @@ StatusOr<std::string> PodRecordUid(const rapidjson::Value& record);
 // wrong; the uid is not checked as a file name (StateStore::ValidatePodUid).
 StatusOr<std::string> ApplyPodRecord(const rapidjson::Value& record, PodResources& pods);
 
-}  // namespace qrm::host
+}  // namespace qrm::state

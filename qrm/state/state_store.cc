@@ -21,7 +21,7 @@
 #include "common/metrics/metrics.h"
 #include "qrm/state/state_codec.h"
 
-namespace qrm::host {
+namespace qrm::state {
 namespace {
 
 constexpr std::string_view kSuffix = ".json";
@@ -625,4 +625,4 @@ void StateStore::SetJournalFaultHookForTesting(checkpoint::JournalFaultHook jour
   journal_hook_ = std::move(journal_hook);
 }
 
-}  // namespace qrm::host
+}  // namespace qrm::state

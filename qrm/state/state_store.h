@@ -60,7 +60,7 @@
 #include "common/status.h"
 #include "qrm/state/pod_resources.h"
 
-namespace qrm::host {
+namespace qrm::state {
 
 class StateStore {
  public:
@@ -160,7 +160,7 @@ class StateStore {
   // against the checkpoint again and redoes what is missing.
   struct ResourceChange {
     std::string uid, container, resource;
-    pb::ResourceAllocationInfo info;
+    ::resourceplugin::v1alpha1::ResourceAllocationInfo info;
   };
   Status ApplyChanges(const std::vector<ResourceChange>& changes,
                       std::set<std::string>* failed_uids = nullptr);
@@ -233,4 +233,4 @@ class StateStore {
   checkpoint::JournalFaultHook journal_hook_ QRM_GUARDED_BY(hook_mu_);
 };
 
-}  // namespace qrm::host
+}  // namespace qrm::state

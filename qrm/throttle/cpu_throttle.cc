@@ -6,7 +6,7 @@
 
 #include "common/quote.h"
 
-namespace qrm::host {
+namespace qrm::throttle {
 namespace {
 
 Status CheckRange(const char* field, int64_t value, int64_t low, int64_t high) {
@@ -42,4 +42,4 @@ Status ValidateThrottleRequest(const CpuThrottleRequest& r) {
   return CheckText("reason", r.reason);
 }
 
-}  // namespace qrm::host
+}  // namespace qrm::throttle

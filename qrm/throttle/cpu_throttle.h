@@ -17,7 +17,7 @@
 
 #include "common/status.h"
 
-namespace qrm::host {
+namespace qrm::throttle {
 
 // The kernel's bounds on cpu.cfs_period_us and its smallest cpu.cfs_quota_us.
 inline constexpr int64_t kMinCpuPeriodUs = 1000;
@@ -68,4 +68,4 @@ struct CpuThrottleRequest {
 // outside [1, 7 days], an owner or reason over 256 bytes or with control characters.
 Status ValidateThrottleRequest(const CpuThrottleRequest& request);
 
-}  // namespace qrm::host
+}  // namespace qrm::throttle

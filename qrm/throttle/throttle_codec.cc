@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-namespace qrm::host {
+namespace qrm::throttle {
 namespace {
 
 namespace rj = rapidjson;
@@ -122,4 +122,4 @@ StatusOr<std::vector<CpuThrottle>> DecodeThrottles(const rj::Value& data) {
   return out;
 }
 
-}  // namespace qrm::host
+}  // namespace qrm::throttle

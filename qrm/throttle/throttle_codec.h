@@ -9,7 +9,7 @@
 #include "common/status.h"
 #include "qrm/throttle/cpu_throttle.h"
 
-namespace qrm::host {
+namespace qrm::throttle {
 
 // {"throttles": [{"pod_uid", "container", "quota_us", "period_us", "restore_quota_us",
 //  "restore_period_us", "since_unix", "expires_unix", "owner", "reason", "restoring"}]}
@@ -20,4 +20,4 @@ void EncodeThrottles(const std::vector<CpuThrottle>& throttles, rapidjson::Docum
 // writer that adds members must bump the version).
 StatusOr<std::vector<CpuThrottle>> DecodeThrottles(const rapidjson::Value& data);
 
-}  // namespace qrm::host
+}  // namespace qrm::throttle

@@ -8,7 +8,7 @@
 #include "common/log.h"
 #include "qrm/throttle/throttle_codec.h"
 
-namespace qrm::host {
+namespace qrm::throttle {
 namespace {
 
 constexpr uint32_t kVersion = 1;
@@ -154,14 +154,14 @@ Status ThrottleStore::NoteKubeletLimit(const std::string& pod_uid, const std::st
 }
 
 void ThrottleStore::Overlay(const std::string& pod_uid, const std::string& container,
-                            ContainerUpdate* update) const {
+                            apply::ContainerUpdate* update) const {
   MutexLock lock(mu_);
   auto it = entries_.find({pod_uid, container});
   if (it == entries_.end()) return;
   update->resources.set_cpu_quota(it->second.EffectiveQuota());
   update->resources.set_cpu_period(it->second.EffectivePeriod());
-  update->owned.insert(OciProperty::kCpuQuota);
-  update->owned.insert(OciProperty::kCpuPeriod);
+  update->owned.insert(apply::OciProperty::kCpuQuota);
+  update->owned.insert(apply::OciProperty::kCpuPeriod);
 }
 
 std::vector<ThrottleStore::Key> ThrottleStore::Pending() const {
@@ -211,4 +211,4 @@ std::vector<CpuThrottle> ThrottleStore::List() const {
   return out;
 }
 
-}  // namespace qrm::host
+}  // namespace qrm::throttle

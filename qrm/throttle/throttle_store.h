@@ -24,7 +24,7 @@
 #include "qrm/apply/container_update.h"
 #include "qrm/throttle/cpu_throttle.h"
 
-namespace qrm::host {
+namespace qrm::throttle {
 
 class ThrottleStore {
  public:
@@ -55,7 +55,7 @@ class ThrottleStore {
 
   // Sets cpu_quota and cpu_period, owned, in `update` if the container has an entry.
   void Overlay(const std::string& pod_uid, const std::string& container,
-               ContainerUpdate* update) const;
+               apply::ContainerUpdate* update) const;
   // Entries not yet known to be in the runtime.
   std::vector<Key> Pending() const;
   // A push that carried `quota_us`/`period_us` succeeded: the entry is in the runtime if those
@@ -79,4 +79,4 @@ class ThrottleStore {
   std::set<Key> in_runtime_ QRM_GUARDED_BY(mu_);  // entries whose effective values were pushed
 };
 
-}  // namespace qrm::host
+}  // namespace qrm::throttle

@@ -95,35 +95,35 @@ void FuzzRawFile(std::string_view content) {
 }
 
 void FuzzPodData(const rapidjson::Value& data) {
-  auto pod = qrm::host::DecodePod(data);
+  auto pod = qrm::state::DecodePod(data);
   if (!pod.ok()) {
     Check(ckpt::IsCorrupt(pod.status()), "DecodePod error code", pod.status().ToString());
     return;
   }
   rapidjson::Document encoded;
-  Check(qrm::host::EncodePod(*pod, encoded).ok(), "EncodePod failed on a decoded pod");
-  auto again = qrm::host::DecodePod(encoded);
+  Check(qrm::state::EncodePod(*pod, encoded).ok(), "EncodePod failed on a decoded pod");
+  auto again = qrm::state::DecodePod(encoded);
   Check(again.ok(), "encoded pod does not decode", again.ok() ? "" : again.status().ToString());
   Check(*again == *pod, "pod changed in an encode/decode round trip");
   // The host journal's record of it applies to the same pod, and its removal removes it.
-  auto record = qrm::host::EncodePodRecord(pod->uid, &*pod);
+  auto record = qrm::state::EncodePodRecord(pod->uid, &*pod);
   Check(record.ok(), "EncodePodRecord failed on a decoded pod");
-  qrm::host::PodResources pods;
-  auto uid = qrm::host::ApplyPodRecord(*record, pods);
+  qrm::state::PodResources pods;
+  auto uid = qrm::state::ApplyPodRecord(*record, pods);
   Check(uid.ok() && *uid == pod->uid && pods.size() == 1, "a put record does not apply",
         uid.ok() ? "" : uid.status().ToString());
   Check(pods.begin()->second->uid == pod->uid &&
             pods.begin()->second->containers.size() == pod->containers.size(),
         "a put record applied another pod");
-  auto removal = qrm::host::EncodePodRecord(pod->uid, nullptr);
-  Check(removal.ok() && qrm::host::ApplyPodRecord(*removal, pods).ok() && pods.empty(),
+  auto removal = qrm::state::EncodePodRecord(pod->uid, nullptr);
+  Check(removal.ok() && qrm::state::ApplyPodRecord(*removal, pods).ok() && pods.empty(),
         "a remove_pod record does not remove");
 }
 
 // Any record: applies, or is kDataLoss (a checksummed record qrm never writes).
 void FuzzPodRecord(const rapidjson::Value& data) {
-  qrm::host::PodResources pods;
-  auto uid = qrm::host::ApplyPodRecord(data, pods);
+  qrm::state::PodResources pods;
+  auto uid = qrm::state::ApplyPodRecord(data, pods);
   if (!uid.ok()) {
     Check(ckpt::IsCorrupt(uid.status()), "ApplyPodRecord error code", uid.status().ToString());
     return;
@@ -132,20 +132,21 @@ void FuzzPodRecord(const rapidjson::Value& data) {
 }
 
 void FuzzThrottles(const rapidjson::Value& data) {
-  auto throttles = qrm::host::DecodeThrottles(data);
+  auto throttles = qrm::throttle::DecodeThrottles(data);
   if (!throttles.ok()) {
     Check(ckpt::IsCorrupt(throttles.status()), "DecodeThrottles error code",
           throttles.status().ToString());
     return;
   }
-  for (const qrm::host::CpuThrottle& t : *throttles) {
-    Check(t.quota_us >= qrm::host::kMinCpuQuotaUs && t.period_us >= qrm::host::kMinCpuPeriodUs &&
-              t.period_us <= qrm::host::kMaxCpuPeriodUs,
+  for (const qrm::throttle::CpuThrottle& t : *throttles) {
+    Check(t.quota_us >= qrm::throttle::kMinCpuQuotaUs &&
+              t.period_us >= qrm::throttle::kMinCpuPeriodUs &&
+              t.period_us <= qrm::throttle::kMaxCpuPeriodUs,
           "a decoded throttle is out of bounds", t.pod_uid);
   }
   rapidjson::Document encoded;
-  qrm::host::EncodeThrottles(*throttles, encoded);
-  auto again = qrm::host::DecodeThrottles(encoded);
+  qrm::throttle::EncodeThrottles(*throttles, encoded);
+  auto again = qrm::throttle::DecodeThrottles(encoded);
   Check(again.ok() && *again == *throttles, "throttles changed in an encode/decode round trip");
 }
 

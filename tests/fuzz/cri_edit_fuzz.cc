@@ -40,7 +40,7 @@ void Check(bool ok, const char* what) {
   if (!ok) Fail(what);
 }
 
-const qrm::host::ContainerUpdate& Update() {
+const qrm::apply::ContainerUpdate& Update() {
   static const auto* update = [] {
     resourceplugin::v1alpha1::ResourceAllocationInfo cpu, memory;
     cpu.set_oci_property_name("CpusetCpus");
@@ -49,9 +49,9 @@ const qrm::host::ContainerUpdate& Update() {
     (*cpu.mutable_annotations())["qrm.io/cpus"] = "2-3";
     memory.set_oci_property_name("CpusetMems");
     memory.set_allocation_result("1");
-    auto built = qrm::host::BuildContainerUpdate({{"cpu", cpu}, {"memory", memory}});
+    auto built = qrm::apply::BuildContainerUpdate({{"cpu", cpu}, {"memory", memory}});
     if (!built.ok()) Fail("the fixed update does not build");
-    return new qrm::host::ContainerUpdate(*built);
+    return new qrm::apply::ContainerUpdate(*built);
   }();
   return *update;
 }
@@ -128,7 +128,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   const cri::CreateContainerRequest original = request;
-  qrm::host::ApplyToCreateContainer(Update(), &request);
+  qrm::apply::ApplyToCreateContainer(Update(), &request);
   CheckEdit(original, qrm::shim::SerializeToByteBuffer(request));
   return 0;
 }

@@ -39,7 +39,8 @@ void CheckQuantities(const std::map<std::string, double>& quantities) {
 }
 
 void Extract(const runtime::v1::CreateContainerRequest& request, const qrm::shim::PodInfo& pod) {
-  qrm::StatusOr<qrm::host::ContainerRequest> out = qrm::shim::BuildContainerRequest(request, pod);
+  qrm::StatusOr<qrm::admission::ContainerRequest> out =
+      qrm::shim::BuildContainerRequest(request, pod);
   if (!out.ok()) {
     Check(out.status().code() == qrm::StatusCode::kInvalidArgument, "error code");
     return;

@@ -32,8 +32,8 @@ grpc::Status Call(ShimFixture& f, const std::string& method, const std::string& 
   return r.status;
 }
 
-std::shared_ptr<const host::ContainerAllocation> Stored(ShimFixture& f, const std::string& uid,
-                                                        const std::string& container) {
+std::shared_ptr<const state::ContainerAllocation> Stored(ShimFixture& f, const std::string& uid,
+                                                         const std::string& container) {
   return f.host().state().GetContainer(uid, container);
 }
 

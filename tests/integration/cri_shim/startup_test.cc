@@ -16,8 +16,8 @@ namespace {
 
 using Catch::Matchers::Contains;
 
-host::ContainerRequest Request(const std::string& uid, const std::string& container) {
-  host::ContainerRequest r;
+admission::ContainerRequest Request(const std::string& uid, const std::string& container) {
+  admission::ContainerRequest r;
   r.pod_uid = uid;
   r.pod_name = "pod-" + uid;
   r.pod_namespace = "default";
@@ -90,7 +90,7 @@ TEST_CASE("Nothing works before the runtime is connected and resynchronized",
   CHECK_THAT(connect.message(), Contains("nobody-here.sock"));
   CHECK(f.shim().Resync().status().code() == StatusCode::kFailedPrecondition);
   CHECK(f.shim().Serve().code() == StatusCode::kFailedPrecondition);
-  CHECK(f.shim().applier().Apply("uid", "c", host::ContainerUpdate()).code() ==
+  CHECK(f.shim().applier().Apply("uid", "c", apply::ContainerUpdate()).code() ==
         StatusCode::kUnavailable);
   CHECK(f.shim().view().ListPodUids().status().code() == StatusCode::kUnavailable);
   CHECK(f.shim().counters().applier_failures == 1);

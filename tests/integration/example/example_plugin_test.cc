@@ -7,6 +7,8 @@
 #include "tests/integration/host/host_fixture.h"
 
 namespace qrm::host::testing {
+
+namespace pb = ::resourceplugin::v1alpha1;
 namespace {
 
 using Catch::Contains;
@@ -38,7 +40,7 @@ class ExampleFixture : public HostFixture {
     REQUIRE(WaitRegistered(kRes));
   }
 
-  std::shared_ptr<PluginEndpoint> Endpoint() { return host().registry().Find(kRes); }
+  std::shared_ptr<registry::PluginEndpoint> Endpoint() { return host().registry().Find(kRes); }
 
   pb::GetResourcesAllocationResponse Allocations() {
     auto r = Endpoint()->GetResourcesAllocation(kRpc);

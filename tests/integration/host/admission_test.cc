@@ -187,7 +187,8 @@ TEST_CASE("after a host restart plugins re-register and the checkpoint is restor
   REQUIRE(f.WaitRegistered("test.qrm.io/watched"));
   // The device-plugin style plugin re-registered by itself (second Register).
   REQUIRE(WaitFor([&] {
-    return host.registry().Find("test.qrm.io/rpc")->style() == RegistrationStyle::kRegisterRpc;
+    return host.registry().Find("test.qrm.io/rpc")->style() ==
+           registry::RegistrationStyle::kRegisterRpc;
   }));
   auto again = host.admission().Admit(
       Request("p1", "c0", {{"test.qrm.io/rpc", 1}, {"test.qrm.io/watched", 1}}));

@@ -27,10 +27,10 @@ using qrm::testing::TempDir;
 using qrm::testing::WaitFor;
 
 // Records every update the reconcile loop pushes.
-class RecordingApplier : public RuntimeApplier {
+class RecordingApplier : public reconcile::RuntimeApplier {
  public:
   Status Apply(const std::string& uid, const std::string& container,
-               const ContainerUpdate& update) override {
+               const apply::ContainerUpdate& update) override {
     std::function<void()> hook;
     {
       std::lock_guard lock(mu_);
@@ -49,7 +49,7 @@ class RecordingApplier : public RuntimeApplier {
   }
   struct Call {
     std::string uid, container;
-    ContainerUpdate update;
+    apply::ContainerUpdate update;
   };
   std::vector<Call> calls() {
     std::lock_guard lock(mu_);
@@ -75,7 +75,7 @@ class RecordingApplier : public RuntimeApplier {
 };
 
 // The runtime's pods, as the test says.
-class FakeRuntimeView : public RuntimeView {
+class FakeRuntimeView : public reconcile::RuntimeView {
  public:
   StatusOr<std::set<std::string>> ListPodUids() override {
     std::lock_guard lock(mu_);
@@ -85,12 +85,12 @@ class FakeRuntimeView : public RuntimeView {
     std::lock_guard lock(mu_);
     pods_ = std::move(pods);
   }
-  StatusOr<std::vector<RuntimeContainer>> ListContainers() override {
+  StatusOr<std::vector<reconcile::RuntimeContainer>> ListContainers() override {
     std::lock_guard lock(mu_);
     return containers_;
   }
   // Also lists the pod.
-  void AddContainer(RuntimeContainer c) {
+  void AddContainer(reconcile::RuntimeContainer c) {
     std::lock_guard lock(mu_);
     pods_.insert(c.pod_uid);
     containers_.push_back(std::move(c));
@@ -99,7 +99,7 @@ class FakeRuntimeView : public RuntimeView {
  private:
   std::mutex mu_;
   std::set<std::string> pods_;
-  std::vector<RuntimeContainer> containers_;
+  std::vector<reconcile::RuntimeContainer> containers_;
 };
 
 class HostFixture {
@@ -209,10 +209,10 @@ class LogCapture {
   std::shared_ptr<spdlog::sinks::ringbuffer_sink_mt> sink_;
 };
 
-inline ContainerRequest Request(const std::string& uid, const std::string& container,
-                                std::map<std::string, double> resources,
-                                const std::string& qos = "dedicated_cores") {
-  ContainerRequest r;
+inline admission::ContainerRequest Request(const std::string& uid, const std::string& container,
+                                           std::map<std::string, double> resources,
+                                           const std::string& qos = "dedicated_cores") {
+  admission::ContainerRequest r;
   r.pod_uid = uid;
   r.pod_name = "pod-" + uid;
   r.pod_namespace = "default";

@@ -45,7 +45,7 @@ TEST_CASE(
   INFO(s.error_message());
   REQUIRE(s.ok());
   auto endpoint = host.registry().Find("test.qrm.io/opts");
-  CHECK(endpoint->style() == RegistrationStyle::kRegisterRpc);
+  CHECK(endpoint->style() == registry::RegistrationStyle::kRegisterRpc);
   CHECK(endpoint->options().need_reconcile());
   CHECK(log.At(spdlog::level::warn, "differ from GetResourcePluginOptions").size() == 1);
 
@@ -67,7 +67,7 @@ TEST_CASE("resource names follow Kubernetes' container resource name rules",
   for (const char* ok : {"cpu", "memory", "ephemeral-storage", "hugepages-2Mi", "example.com/foo",
                          "qrm.io/nic", "kubernetes.io/batch-cpu", "a.b/c_d.e-f"}) {
     INFO(ok);
-    CHECK(ValidateResourceName(ok).ok());
+    CHECK(registry::ValidateResourceName(ok).ok());
   }
   struct Bad {
     std::string name, reason;
@@ -79,7 +79,7 @@ TEST_CASE("resource names follow Kubernetes' container resource name rules",
                                          {"example.com/", "DNS subdomain"},
                                          {LongPrefix() + "/x", "244"}}) {
     INFO(bad.name);
-    const Status s = ValidateResourceName(bad.name);
+    const Status s = registry::ValidateResourceName(bad.name);
     REQUIRE_FALSE(s.ok());
     CHECK_THAT(s.message(), Catch::Contains(bad.reason));
   }

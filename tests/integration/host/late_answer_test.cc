@@ -71,9 +71,10 @@ TEST_CASE("a late Allocate under the ignore policy is adopted by the next tick",
   CHECK(stored->resources.at(kSlow).allocation_result() == "1");
   CHECK_FALSE(stored->request.annotations().contains(kSkippedResourcesAnnotation));
   // pod-resources answers from the checkpoint: the allocation is visible there now.
-  PodResourcesMapping mapping;
+  podresources::PodResourcesMapping mapping;
   mapping.device_resources = {kSlow};
-  const ::v1::PodResources listed = ToPodResources(*host.state().GetPod("late"), mapping);
+  const ::v1::PodResources listed =
+      podresources::ToPodResources(*host.state().GetPod("late"), mapping);
   REQUIRE(listed.containers_size() == 1);
   REQUIRE(listed.containers(0).devices_size() == 1);
   CHECK(listed.containers(0).devices(0).resource_name() == kSlow);

@@ -25,8 +25,9 @@ HostOptions QosOptions(const HostFixture& f) {
 
 // A pod with no qos_level annotation, its role given by the kubewharf label or by qrm's
 // annotation.
-ContainerRequest RolePod(const std::string& uid, const std::string& role, bool by_label) {
-  ContainerRequest r = Request(uid, "c0", {{"cpu", 2}});
+admission::ContainerRequest RolePod(const std::string& uid, const std::string& role,
+                                    bool by_label) {
+  admission::ContainerRequest r = Request(uid, "c0", {{"cpu", 2}});
   r.annotations.clear();
   if (by_label) {
     r.labels["katalyst.kubewharf.io/pod_role"] = role;
@@ -90,17 +91,17 @@ TEST_CASE("only pods explicitly shared_cores skip a failing plugin; unannotated 
   HostFixture f;
   HostOptions o = QosOptions(f);
   o.admission.failure_policies.unannotated =
-      unannotated_ignore ? FailurePolicy::kIgnore : FailurePolicy::kFail;
+      unannotated_ignore ? admission::FailurePolicy::kIgnore : admission::FailurePolicy::kFail;
   Host& host = f.StartHost(o);
   f.StartPlugin("cpu", {"--fail", "GetTopologyHints"});
   REQUIRE(f.WaitRegistered("cpu"));
 
-  ContainerRequest none = Request("p1", "c0", {{"cpu", 1}});
+  admission::ContainerRequest none = Request("p1", "c0", {{"cpu", 1}});
   none.annotations.clear();
   CHECK(host.admission().Admit(none).ok() == unannotated_ignore);
 
   // shared_cores by annotation, but a role the table does not know: not explicitly shared.
-  ContainerRequest ghost = Request("p2", "c0", {{"cpu", 1}}, "shared_cores");
+  admission::ContainerRequest ghost = Request("p2", "c0", {{"cpu", 1}}, "shared_cores");
   ghost.labels["katalyst.kubewharf.io/pod_role"] = "ghost";
   CHECK_FALSE(host.admission().Admit(ghost).ok());
   CHECK(host.admission().Admit(Request("p3", "c0", {{"cpu", 1}}, "shared_cores")).ok());
@@ -118,7 +119,7 @@ TEST_CASE("plugins get the kubewharf pod_role and pod_type and only their own re
   REQUIRE(f.WaitRegistered("test.qrm.io/a"));
   REQUIRE(f.WaitRegistered("test.qrm.io/b"));
 
-  ContainerRequest r = Request(
+  admission::ContainerRequest r = Request(
       "p1", "c0", {{"test.qrm.io/a", 1}, {"test.qrm.io/a-bandwidth", 100}, {"test.qrm.io/b", 2}});
   r.annotations.clear();
   r.labels["katalyst.kubewharf.io/pod_role"] = "web";

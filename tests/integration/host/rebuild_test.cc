@@ -124,7 +124,7 @@ TEST_CASE("an allocation skipped under the ignore policy is made once the plugin
   REQUIRE(admitted->skipped_resources == std::vector<std::string>{kPool});
   // Admission marks what it skipped in the stored request (done here by hand when it
   // does not yet).
-  ContainerAllocation stored = *host.state().GetContainer("shared", "c0");
+  state::ContainerAllocation stored = *host.state().GetContainer("shared", "c0");
   if (!stored.request.annotations().contains(kSkippedResourcesAnnotation)) {
     (*stored.request.mutable_annotations())[kSkippedResourcesAnnotation] = kPool;
     REQUIRE(host.state().PutContainer("shared", "pod-shared", "default", "c0", stored).ok());

@@ -15,6 +15,8 @@
 #include "tests/integration/host/host_fixture.h"
 
 namespace qrm::host::testing {
+
+namespace pb = ::resourceplugin::v1alpha1;
 namespace {
 
 // Counts the lines written to a logger and remembers the longest.

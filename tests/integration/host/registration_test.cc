@@ -34,7 +34,7 @@ TEST_CASE("plugins register by RPC and by directory watching", "[registry]") {
   REQUIRE(f.WaitRegistered("test.qrm.io/rpc"));
   REQUIRE(f.WaitRegistered("test.qrm.io/watched"));
   CHECK(f.host().registry().Find("test.qrm.io/watched")->style() ==
-        RegistrationStyle::kDirectoryWatcher);
+        registry::RegistrationStyle::kDirectoryWatcher);
   CHECK(f.host().registry().Find("test.qrm.io/rpc")->socket_path() ==
         f.plugin_dir() + "/test.qrm.io_rpc.sock");
 }
@@ -155,7 +155,7 @@ TEST_CASE("a restarted plugin replaces its stopped endpoint", "[registry]") {
   f.plugin("test.qrm.io/a").Kill(SIGTERM);  // clean stop removes the socket
   // The plugin registers twice (Register RPC and the directory watcher), and the second
   // replaces the first: the endpoint that stops is whichever is current when the socket goes.
-  std::shared_ptr<PluginEndpoint> stopped;
+  std::shared_ptr<registry::PluginEndpoint> stopped;
   REQUIRE(WaitFor([&] {
     stopped = host.registry().Find("test.qrm.io/a");
     return stopped != nullptr && stopped->stopped();
@@ -177,17 +177,18 @@ TEST_CASE("a plugin whose socket goes while it registers is not published", "[re
   REQUIRE(WaitFor([&] { return ::access(socket.c_str(), F_OK) == 0; }));
   boost::asio::io_context io;
   boost::asio::thread_pool workers(2);
-  RegistryOptions options = f.Options().registry;
-  PluginRegistry registry(options, io, workers);
+  registry::RegistryOptions options = f.Options().registry;
+  registry::PluginRegistry registry(options, io, workers);
   bool remove_in_hook = true;
-  registry.SetRegistrationHook([&](const std::shared_ptr<PluginEndpoint>&) {
+  registry.SetRegistrationHook([&](const std::shared_ptr<registry::PluginEndpoint>&) {
     if (remove_in_hook) ::unlink(socket.c_str());
   });
   pb::RegisterRequest request;
-  request.set_version(std::string(kSupportedVersion));
+  request.set_version(std::string(registry::kSupportedVersion));
   request.set_resource_name("test.qrm.io/a");
   request.set_endpoint("a.sock");
-  const Status refused = registry.AcceptRegistration(request, RegistrationStyle::kDirectoryWatcher);
+  const Status refused =
+      registry.AcceptRegistration(request, registry::RegistrationStyle::kDirectoryWatcher);
   CHECK(refused.code() == StatusCode::kUnavailable);
   CHECK_THAT(refused.message(), Catch::Contains("was removed while the plugin registered"));
   CHECK(registry.Find("test.qrm.io/a") == nullptr);
@@ -197,7 +198,8 @@ TEST_CASE("a plugin whose socket goes while it registers is not published", "[re
   f.StartPlugin("test.qrm.io/a", {"--no-register", "--socket", "a.sock"});
   REQUIRE(WaitFor([&] { return ::access(socket.c_str(), F_OK) == 0; }));
   remove_in_hook = false;
-  REQUIRE(registry.AcceptRegistration(request, RegistrationStyle::kDirectoryWatcher).ok());
+  REQUIRE(
+      registry.AcceptRegistration(request, registry::RegistrationStyle::kDirectoryWatcher).ok());
   CHECK(registry.Find("test.qrm.io/a") != nullptr);
   workers.join();
 }

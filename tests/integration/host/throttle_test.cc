@@ -57,7 +57,7 @@ struct ThrottleFixture {
 
 TEST_CASE("a throttle reaches the runtime at once with the plugin's cpuset", "[throttle]") {
   ThrottleFixture t;
-  auto set = SetCpuThrottle(*t.host, Throttle("p1", 30000));
+  auto set = admin::SetCpuThrottle(*t.host, Throttle("p1", 30000));
   REQUIRE(set.ok());
   CHECK(set->state() == "applied");
   CHECK(set->push_error().empty());
@@ -71,10 +71,10 @@ TEST_CASE("a throttle reaches the runtime at once with the plugin's cpuset", "[t
   auto readmitted = t.host->admission().Admit(Request("p1", "c0", {{"test.qrm.io/pool", 1}}));
   REQUIRE(readmitted.ok());
   CHECK(readmitted->update.resources.cpu_quota() == 30000);
-  CHECK(readmitted->update.owned.contains(OciProperty::kCpuQuota));
+  CHECK(readmitted->update.owned.contains(apply::OciProperty::kCpuQuota));
   // Renewing the lease with the same quota pushes nothing.
   t.f.applier().clear();
-  auto renewed = SetCpuThrottle(*t.host, Throttle("p1", 30000));
+  auto renewed = admin::SetCpuThrottle(*t.host, Throttle("p1", 30000));
   REQUIRE(renewed.ok());
   CHECK(renewed->state() == "applied");
   CHECK(t.Pushes().empty());
@@ -88,19 +88,19 @@ TEST_CASE("a throttle reaches the runtime at once with the plugin's cpuset", "[t
 
 TEST_CASE("clearing a throttle writes back the restore quota and forgets it", "[throttle]") {
   ThrottleFixture t;
-  REQUIRE(SetCpuThrottle(*t.host, Throttle("p1", 30000)).ok());
+  REQUIRE(admin::SetCpuThrottle(*t.host, Throttle("p1", 30000)).ok());
   t.f.applier().clear();
-  auto cleared = ClearCpuThrottle(*t.host, Clear("p1"));
+  auto cleared = admin::ClearCpuThrottle(*t.host, Clear("p1"));
   REQUIRE(cleared.ok());
   CHECK(cleared->was_throttled());
   CHECK(cleared->state() == "restored");
   REQUIRE(t.Pushes().size() == 1);
   CHECK(t.Pushes()[0].update.resources.cpu_quota() == -1);
-  CHECK(ListCpuThrottles(*t.host).throttles().empty());
+  CHECK(admin::ListCpuThrottles(*t.host).throttles().empty());
   auto again = t.host->admission().CurrentUpdate("p1", "c0");
   REQUIRE(again.ok());
-  CHECK_FALSE(again->owned.contains(OciProperty::kCpuQuota));
-  auto none = ClearCpuThrottle(*t.host, Clear("p1"));
+  CHECK_FALSE(again->owned.contains(apply::OciProperty::kCpuQuota));
+  auto none = admin::ClearCpuThrottle(*t.host, Clear("p1"));
   REQUIRE(none.ok());
   CHECK_FALSE(none->was_throttled());
 }
@@ -108,7 +108,7 @@ TEST_CASE("clearing a throttle writes back the restore quota and forgets it", "[
 TEST_CASE("a failed push stays pending until a tick gets it through", "[throttle]") {
   ThrottleFixture t;
   t.f.applier().set_fail(true);
-  auto set = SetCpuThrottle(*t.host, Throttle("p1", 30000));
+  auto set = admin::SetCpuThrottle(*t.host, Throttle("p1", 30000));
   REQUIRE(set.ok());
   CHECK(set->state() == "pending");
   CHECK_THAT(set->push_error(), Catch::Contains("runtime down"));
@@ -119,7 +119,7 @@ TEST_CASE("a failed push stays pending until a tick gets it through", "[throttle
   CHECK(tick->throttles.pushed == 1);
   REQUIRE_FALSE(t.Pushes().empty());
   CHECK(t.Pushes()[0].update.resources.cpu_quota() == 30000);
-  CHECK(ListCpuThrottles(*t.host).throttles(0).state() == "applied");
+  CHECK(admin::ListCpuThrottles(*t.host).throttles(0).state() == "applied");
 }
 
 // The class of bug: two writers of one container, each reading the current fields and then
@@ -129,7 +129,7 @@ TEST_CASE("a failed push stays pending until a tick gets it through", "[throttle
 TEST_CASE("a reconcile write of older values never lands after a newer throttle push",
           "[throttle]") {
   ThrottleFixture t;
-  REQUIRE(SetCpuThrottle(*t.host, Throttle("p1", 50000)).ok());
+  REQUIRE(admin::SetCpuThrottle(*t.host, Throttle("p1", 50000)).ok());
   std::promise<void> entered, release;
   std::shared_future<void> released = release.get_future().share();
   t.f.applier().set_before_next([&entered, released] {
@@ -141,7 +141,7 @@ TEST_CASE("a reconcile write of older values never lands after a newer throttle 
   t.host->reconciler().QueueReapply(t.host->state().Snapshot());
   std::thread tick([&] { CHECK(t.host->reconciler().RunOnce().ok()); });
   entered.get_future().wait();
-  std::thread guard([&] { CHECK(SetCpuThrottle(*t.host, Throttle("p1", 30000)).ok()); });
+  std::thread guard([&] { CHECK(admin::SetCpuThrottle(*t.host, Throttle("p1", 30000)).ok()); });
   // Without one writer the guard's push lands now, and the tick's older write after it.
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   release.set_value();
@@ -151,15 +151,15 @@ TEST_CASE("a reconcile write of older values never lands after a newer throttle 
   REQUIRE_FALSE(pushes.empty());
   CHECK(pushes.back().update.resources.cpu_quota() == 30000);
   CHECK(pushes.back().update.resources.cpuset_cpus() == "0-3");
-  CHECK(ListCpuThrottles(*t.host).throttles(0).quota_us() == 30000);
+  CHECK(admin::ListCpuThrottles(*t.host).throttles(0).quota_us() == 30000);
 }
 
 TEST_CASE("throttles survive a host restart and are pushed once", "[throttle]") {
   ThrottleFixture t;
-  REQUIRE(SetCpuThrottle(*t.host, Throttle("p1", 30000)).ok());
+  REQUIRE(admin::SetCpuThrottle(*t.host, Throttle("p1", 30000)).ok());
   t.Restart();
   t.f.applier().clear();
-  auto listed = ListCpuThrottles(*t.host);
+  auto listed = admin::ListCpuThrottles(*t.host);
   REQUIRE(listed.throttles_size() == 1);
   CHECK(listed.throttles(0).quota_us() == 30000);
   CHECK(listed.throttles(0).state() == "pending");
@@ -175,7 +175,7 @@ TEST_CASE("throttles survive a host restart and are pushed once", "[throttle]") 
 
 TEST_CASE("an expired lease restores the container", "[throttle]") {
   ThrottleFixture t;
-  REQUIRE(SetCpuThrottle(*t.host, Throttle("p1", 30000, 1)).ok());
+  REQUIRE(admin::SetCpuThrottle(*t.host, Throttle("p1", 30000, 1)).ok());
   std::this_thread::sleep_for(std::chrono::milliseconds(2100));
   t.f.applier().clear();
   auto tick = t.host->reconciler().RunOnce();
@@ -183,15 +183,15 @@ TEST_CASE("an expired lease restores the container", "[throttle]") {
   CHECK(tick->throttles.expired == 1);
   REQUIRE_FALSE(t.Pushes().empty());
   CHECK(t.Pushes()[0].update.resources.cpu_quota() == -1);
-  CHECK(ListCpuThrottles(*t.host).throttles().empty());
+  CHECK(admin::ListCpuThrottles(*t.host).throttles().empty());
 }
 
 TEST_CASE("a throttle needs an admitted container and a valid request", "[throttle]") {
   ThrottleFixture t;
-  auto unknown = SetCpuThrottle(*t.host, Throttle("nobody", 30000));
+  auto unknown = admin::SetCpuThrottle(*t.host, Throttle("nobody", 30000));
   CHECK(unknown.status().code() == StatusCode::kNotFound);
   CHECK_THAT(unknown.status().message(), Catch::Contains("pod=nobody container=c0"));
-  auto bad = SetCpuThrottle(*t.host, Throttle("p1", 10));
+  auto bad = admin::SetCpuThrottle(*t.host, Throttle("p1", 10));
   CHECK(bad.status().code() == StatusCode::kInvalidArgument);
   CHECK_THAT(bad.status().message(), Catch::Contains("quota_us=10"));
   CHECK(t.Pushes().empty());
@@ -199,14 +199,14 @@ TEST_CASE("a throttle needs an admitted container and a valid request", "[thrott
 
 TEST_CASE("the throttles of a collected pod are forgotten", "[throttle]") {
   ThrottleFixture t;
-  REQUIRE(SetCpuThrottle(*t.host, Throttle("p1", 30000)).ok());
+  REQUIRE(admin::SetCpuThrottle(*t.host, Throttle("p1", 30000)).ok());
   t.f.view().Set({});
   REQUIRE(t.host->reconciler().RunOnce().ok());  // collects p1
   REQUIRE(t.host->state().GetPod("p1") == nullptr);
   auto tick = t.host->reconciler().RunOnce();
   REQUIRE(tick.ok());
   CHECK(tick->throttles.forgotten == 1);
-  CHECK(ListCpuThrottles(*t.host).throttles().empty());
+  CHECK(admin::ListCpuThrottles(*t.host).throttles().empty());
 }
 
 }  // namespace

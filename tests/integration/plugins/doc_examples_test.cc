@@ -15,14 +15,14 @@ const std::string kPod1 = "054a696f-d176-488d-b228-d6046faaf67c";
 const std::string kPod2 = "fe8d9c25-6fb4-4983-908f-08e39ebeafe7";
 const std::string kPod3 = "26731da7-b283-488b-b232-cff611c914e1";
 
-AdmissionResult Admit(Host& host, const ContainerRequest& request) {
+admission::AdmissionResult Admit(Host& host, const admission::ContainerRequest& request) {
   auto r = host.admission().Admit(request);
   INFO(request.pod_name << ": " << r.status().ToString());
   REQUIRE(r.ok());
   return *r;
 }
 
-double Quantity(const AdmissionResult& r, const std::string& resource) {
+double Quantity(const admission::AdmissionResult& r, const std::string& resource) {
   auto it = r.allocation.resources.find(resource);
   REQUIRE(it != r.allocation.resources.end());
   return it->second.allocated_quantity();
@@ -36,14 +36,16 @@ TEST_CASE("example 1: online and offline pools, resized at run time, pushed by o
   f.StartRealPlugin("nic");
   REQUIRE(f.WaitRegistered("cpu"));
 
-  AdmissionResult pod1 = Admit(host, DocPod(kPod1, "pod1", "online-micro_service", {{"cpu", 4}}));
-  CHECK(Owned(pod1, OciProperty::kCpusetCpus) == "0-37,40-77");
+  admission::AdmissionResult pod1 =
+      Admit(host, DocPod(kPod1, "pod1", "online-micro_service", {{"cpu", 4}}));
+  CHECK(Owned(pod1, apply::OciProperty::kCpusetCpus) == "0-37,40-77");
   CHECK(Quantity(pod1, "cpu") == 76);
-  AdmissionResult pod2 = Admit(host, DocPod(kPod2, "pod2", "ETL", {{"cpu", 2}}));
-  CHECK(Owned(pod2, OciProperty::kCpusetCpus) == "38-39,78-79");
+  admission::AdmissionResult pod2 = Admit(host, DocPod(kPod2, "pod2", "ETL", {{"cpu", 2}}));
+  CHECK(Owned(pod2, apply::OciProperty::kCpusetCpus) == "38-39,78-79");
   CHECK(Quantity(pod2, "cpu") == 4);
-  AdmissionResult pod3 = Admit(host, DocPod(kPod3, "pod3", "online-micro_service", {{"cpu", 4}}));
-  CHECK(Owned(pod3, OciProperty::kCpusetCpus) == "0-37,40-77");
+  admission::AdmissionResult pod3 =
+      Admit(host, DocPod(kPod3, "pod3", "online-micro_service", {{"cpu", 4}}));
+  CHECK(Owned(pod3, apply::OciProperty::kCpusetCpus) == "0-37,40-77");
 
   f.view().Set({kPod1, kPod2, kPod3});  // the runtime runs the three pods
   // Nothing changed yet: a reconcile applies nothing.
@@ -97,25 +99,26 @@ TEST_CASE("example 2: NUMA-bound dedicated pods with role anti-affinity") {
   REQUIRE(f.WaitRegistered("cpu"));
   REQUIRE(f.WaitRegistered("memory"));
 
-  AdmissionResult pod1 =
+  admission::AdmissionResult pod1 =
       Admit(host, DocPod("bc9e28df-1b5c-4099-8866-6110277184e0", "pod1", "storage-service",
                          {{"cpu", 20}, {"memory", 40 * kGiB}}));
-  CHECK(Owned(pod1, OciProperty::kCpusetCpus) == "2-21");
-  CHECK(Owned(pod1, OciProperty::kCpusetMems) == "0");
+  CHECK(Owned(pod1, apply::OciProperty::kCpusetCpus) == "2-21");
+  CHECK(Owned(pod1, apply::OciProperty::kCpusetMems) == "0");
   CHECK(Quantity(pod1, "cpu") == 20);
   CHECK(pod1.allocation.request.hint().nodes_size() == 1);
   CHECK(pod1.allocation.request.hint().nodes(0) == 0);
 
   // Enough room is left on node 0, but reranker and storage-service are anti-affine.
-  AdmissionResult pod2 = Admit(host, DocPod("6f695526-b07c-4baa-90e3-af1dfed2faf8", "pod2",
-                                            "reranker", {{"cpu", 10}, {"memory", 20 * kGiB}}));
-  CHECK(Owned(pod2, OciProperty::kCpusetCpus) == "42-51");
-  CHECK(Owned(pod2, OciProperty::kCpusetMems) == "1");
+  admission::AdmissionResult pod2 =
+      Admit(host, DocPod("6f695526-b07c-4baa-90e3-af1dfed2faf8", "pod2", "reranker",
+                         {{"cpu", 10}, {"memory", 20 * kGiB}}));
+  CHECK(Owned(pod2, apply::OciProperty::kCpusetCpus) == "42-51");
+  CHECK(Owned(pod2, apply::OciProperty::kCpusetMems) == "1");
   CHECK(Quantity(pod2, "cpu") == 10);
 
   // The memory plugin accounts per node: the document's allocatable figures minus the pods.
   // qrmctl draws the machine after example 2 (this picture is in the README).
-  AdminServer admin(AdminOptions{f.File("admin.sock"), {}}, host);
+  admin::AdminServer admin(admin::AdminOptions{f.File("admin.sock"), {}}, host);
   REQUIRE(admin.Start().ok());
   auto topology = qrm::testing::RunProcess({QRMCTL, "--admin-socket", f.File("admin.sock"),
                                             "--color", "never", "--sysfs-root", f.fake().sysfs_root,
@@ -155,19 +158,21 @@ TEST_CASE("example 3: pods sharing a NUMA node and its NIC in another network na
   REQUIRE(f.WaitRegistered("qrm.io/nic"));
 
   // "All related resources in NUMA node0 have been allocated."
-  AdmissionResult filler = Admit(host, DocPod("00000000-0000-4000-8000-000000000000", "filler",
-                                              "filler", {{"cpu", 38}, {"memory", 200 * kGiB}}));
-  CHECK(Owned(filler, OciProperty::kCpusetCpus) == "2-39");
+  admission::AdmissionResult filler =
+      Admit(host, DocPod("00000000-0000-4000-8000-000000000000", "filler", "filler",
+                         {{"cpu", 38}, {"memory", 200 * kGiB}}));
+  CHECK(Owned(filler, apply::OciProperty::kCpusetCpus) == "2-39");
 
   const std::string netns_path = f.fake().netns_dir + "/ns1";
   int n = 0;
   for (const auto& [uid, cpus] : {std::pair{"c44ba6fd-2ce5-43e0-8d4d-b2224dfaeebd", "42-51"},
                                   std::pair{"a1b2c3d4-0000-4000-8000-000000000002", "52-61"}}) {
     ++n;
-    AdmissionResult r = Admit(host, DocPod(uid, "pod" + std::to_string(n), "numa-enhancement",
-                                           {{"cpu", 10}, {"memory", 20 * kGiB}}));
-    CHECK(Owned(r, OciProperty::kCpusetCpus) == cpus);
-    CHECK(Owned(r, OciProperty::kCpusetMems) == "1");
+    admission::AdmissionResult r =
+        Admit(host, DocPod(uid, "pod" + std::to_string(n), "numa-enhancement",
+                           {{"cpu", 10}, {"memory", 20 * kGiB}}));
+    CHECK(Owned(r, apply::OciProperty::kCpusetCpus) == cpus);
+    CHECK(Owned(r, apply::OciProperty::kCpusetMems) == "1");
     CHECK(r.update.envs["AFFINITY_NIC_NAME"] == "eth1");
     CHECK(r.update.envs["AFFINITY_NIC_ADDR_IPV4"] == "10.0.1.10");
     CHECK(r.update.envs["AFFINITY_NIC_ADDR_IPV6"] == "fd00:1::10");
@@ -177,7 +182,8 @@ TEST_CASE("example 3: pods sharing a NUMA node and its NIC in another network na
   // Tools see the same through pod-resources: both pods on NUMA node 1 sharing eth1.
   auto pod = host.state().GetPod("c44ba6fd-2ce5-43e0-8d4d-b2224dfaeebd");
   REQUIRE(pod);
-  ::v1::PodResources listed = ToPodResources(*pod, PodResourcesMapping{});
+  ::v1::PodResources listed =
+      podresources::ToPodResources(*pod, podresources::PodResourcesMapping{});
   REQUIRE(listed.containers_size() == 1);
   CHECK(listed.containers(0).cpu_ids_size() == 10);
   REQUIRE(listed.containers(0).devices_size() == 1);

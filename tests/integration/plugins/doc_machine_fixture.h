@@ -84,9 +84,10 @@ class DocMachineFixture : public HostFixture {
 };
 
 // A pod of the document: one container "container0" with a pod role.
-inline ContainerRequest DocPod(const std::string& uid, const std::string& name,
-                               const std::string& role, std::map<std::string, double> resources) {
-  ContainerRequest r;
+inline admission::ContainerRequest DocPod(const std::string& uid, const std::string& name,
+                                          const std::string& role,
+                                          std::map<std::string, double> resources) {
+  admission::ContainerRequest r;
   r.pod_uid = uid;
   r.pod_name = name;
   r.pod_namespace = "default";
@@ -96,10 +97,10 @@ inline ContainerRequest DocPod(const std::string& uid, const std::string& name,
   return r;
 }
 
-inline std::string Owned(const AdmissionResult& r, OciProperty p) {
+inline std::string Owned(const admission::AdmissionResult& r, apply::OciProperty p) {
   if (!r.update.owned.contains(p)) return "<not owned>";
-  return p == OciProperty::kCpusetCpus ? r.update.resources.cpuset_cpus()
-                                       : r.update.resources.cpuset_mems();
+  return p == apply::OciProperty::kCpusetCpus ? r.update.resources.cpuset_cpus()
+                                              : r.update.resources.cpuset_mems();
 }
 
 }  // namespace qrm::host::testing

@@ -15,15 +15,15 @@
 namespace qrm::host::testing {
 namespace {
 
-ContainerRequest Dedicated(const std::string& uid, double cpus, bool numa_binding) {
-  ContainerRequest r = Request(uid, "main", {{"cpu", cpus}}, "dedicated_cores");
+admission::ContainerRequest Dedicated(const std::string& uid, double cpus, bool numa_binding) {
+  admission::ContainerRequest r = Request(uid, "main", {{"cpu", cpus}}, "dedicated_cores");
   if (numa_binding) {
     r.annotations["katalyst.kubewharf.io/memory_enhancement"] = R"({"numa_binding":"true"})";
   }
   return r;
 }
 
-CpuSet CpusOf(const AdmissionResult& r) {
+CpuSet CpusOf(const admission::AdmissionResult& r) {
   auto cpus = CpuSet::Parse(r.update.resources.cpuset_cpus());
   REQUIRE(cpus.ok());
   return *cpus;
@@ -64,22 +64,22 @@ TEST_CASE("bad requests fail with the key and value named and leave no allocatio
 
   struct Case {
     std::string name;
-    ContainerRequest request;
+    admission::ContainerRequest request;
     std::string expected;
   };
   std::vector<Case> cases;
   {
-    ContainerRequest r = Request("q", "main", {{"cpu", 2}}, "platinum_cores");
+    admission::ContainerRequest r = Request("q", "main", {{"cpu", 2}}, "platinum_cores");
     cases.push_back({"unknown qos level", r, "platinum_cores"});
   }
   {
-    ContainerRequest r = Dedicated("m", 2, false);
+    admission::ContainerRequest r = Dedicated("m", 2, false);
     r.annotations["katalyst.kubewharf.io/memory_enhancement"] = "{numa_binding: yes";
     cases.push_back({"malformed memory_enhancement", r, "memory_enhancement"});
   }
   cases.push_back({"absurd request", Dedicated("a", 1e9, false), "cpu"});
   {
-    ContainerRequest r = DocPod("r", "r", "no-such-role", {{"cpu", 2}});
+    admission::ContainerRequest r = DocPod("r", "r", "no-such-role", {{"cpu", 2}});
     cases.push_back({"unknown role", r, "no-such-role"});
   }
   for (const Case& c : cases) {

@@ -34,7 +34,7 @@ cri::CreateContainerRequest KubeletRequest() {
   return r;
 }
 
-StatusOr<host::ContainerRequest> Build(const cri::CreateContainerRequest& r) {
+StatusOr<admission::ContainerRequest> Build(const cri::CreateContainerRequest& r) {
   return BuildContainerRequest(r, PodInfoFromSandboxConfig(r.sandbox_config()));
 }
 

@@ -10,7 +10,7 @@
 #include "qrm/apply/cri_request_edit.h"
 #include "tests/unit/qrm/apply/apply_test_util.h"
 
-namespace qrm::host {
+namespace qrm::apply {
 namespace {
 
 using ::runtime::v1::ContainerConfig;
@@ -220,4 +220,4 @@ TEST_CASE("ApplyEnvsAndAnnotations overwrites existing env keys in place and app
 }
 
 }  // namespace
-}  // namespace qrm::host
+}  // namespace qrm::apply

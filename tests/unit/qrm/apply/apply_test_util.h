@@ -8,7 +8,7 @@
 #include "common/status.h"
 #include "qrm/apply/container_update.h"
 
-namespace qrm::host::testing {
+namespace qrm::apply::testing {
 
 using Allocations = std::map<std::string, ::resourceplugin::v1alpha1::ResourceAllocationInfo>;
 using Strings = std::map<std::string, std::string>;
@@ -30,4 +30,4 @@ inline StatusOr<ContainerUpdate> BuildOne(const std::string& property, const std
   return BuildContainerUpdate({{"res", Alloc(property, value)}});
 }
 
-}  // namespace qrm::host::testing
+}  // namespace qrm::apply::testing

@@ -6,7 +6,7 @@
 
 #include "tests/unit/qrm/apply/apply_test_util.h"
 
-namespace qrm::host {
+namespace qrm::apply {
 namespace {
 
 using Catch::Matchers::Contains;
@@ -253,4 +253,4 @@ TEST_CASE("Fingerprint agrees with equality", "[apply][equality]") {
 }
 
 }  // namespace
-}  // namespace qrm::host
+}  // namespace qrm::apply

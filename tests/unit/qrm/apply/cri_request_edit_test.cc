@@ -13,7 +13,7 @@ namespace {
 namespace cri = ::runtime::v1;
 namespace pb = ::resourceplugin::v1alpha1;
 
-host::ContainerUpdate CpusetUpdate() {
+apply::ContainerUpdate CpusetUpdate() {
   pb::ResourceAllocationInfo cpu;
   cpu.set_oci_property_name("CpusetCpus");
   cpu.set_allocation_result("2-3");
@@ -22,7 +22,7 @@ host::ContainerUpdate CpusetUpdate() {
   pb::ResourceAllocationInfo memory;
   memory.set_oci_property_name("CpusetMems");
   memory.set_allocation_result("1");
-  auto update = host::BuildContainerUpdate({{"cpu", cpu}, {"memory", memory}});
+  auto update = apply::BuildContainerUpdate({{"cpu", cpu}, {"memory", memory}});
   REQUIRE(update.ok());
   return *update;
 }
@@ -98,9 +98,9 @@ TEST_CASE("CreateContainer: owned fields, envs and annotations go in, nothing el
 }
 
 TEST_CASE("An update without effect is recognized", "[cri_shim][edit]") {
-  CHECK_FALSE(HasEffect(host::ContainerUpdate{}));
+  CHECK_FALSE(HasEffect(apply::ContainerUpdate{}));
   CHECK(HasEffect(CpusetUpdate()));
-  host::ContainerUpdate envs_only;
+  apply::ContainerUpdate envs_only;
   envs_only.envs["A"] = "1";
   CHECK(HasEffect(envs_only));
 }

@@ -3,7 +3,7 @@
 
 #include <catch2/catch.hpp>
 
-namespace qrm::host {
+namespace qrm::apply {
 namespace {
 
 using Catch::Matchers::Contains;
@@ -59,4 +59,4 @@ TEST_CASE("annotation keys are qualified names", "[apply][rules]") {
 }
 
 }  // namespace
-}  // namespace qrm::host
+}  // namespace qrm::apply

@@ -5,7 +5,7 @@
 #include "qrm/apply/container_update.h"
 #include "tests/unit/qrm/apply/apply_test_util.h"
 
-namespace qrm::host {
+namespace qrm::apply {
 namespace {
 
 using Catch::Matchers::Contains;
@@ -42,4 +42,4 @@ TEST_CASE("BuildContainerUpdate names the resource of an unknown property", "[ap
 }
 
 }  // namespace
-}  // namespace qrm::host
+}  // namespace qrm::apply

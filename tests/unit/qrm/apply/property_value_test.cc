@@ -9,7 +9,7 @@
 #include "qrm/apply/container_update.h"
 #include "tests/unit/qrm/apply/apply_test_util.h"
 
-namespace qrm::host {
+namespace qrm::apply {
 namespace {
 
 using Catch::Matchers::Contains;
@@ -137,4 +137,4 @@ TEST_CASE("Unified: JSON object of strings", "[apply][value]") {
 }
 
 }  // namespace
-}  // namespace qrm::host
+}  // namespace qrm::apply

@@ -11,7 +11,7 @@
 #include "qrm/podresources/rate_limiter.h"
 #include "testing/temp_dir.h"
 
-namespace qrm::host {
+namespace qrm::podresources {
 namespace {
 
 namespace rp = ::resourceplugin::v1alpha1;
@@ -31,8 +31,8 @@ rp::ResourceAllocationInfo Alloc(const std::string& property, const std::string&
   return info;
 }
 
-ContainerAllocation DocExample3Container() {
-  ContainerAllocation c;
+state::ContainerAllocation DocExample3Container() {
+  state::ContainerAllocation c;
   c.resources["cpu"] = Alloc("CpusetCpus", "42-51", 10, {1});
   c.resources["memory"] = Alloc("CpusetMems", "1", 20.0 * (1ULL << 30), {1});
   c.resources["qrm.io/nic"] = Alloc("", "eth1", 0, {1});
@@ -45,7 +45,7 @@ std::vector<int64_t> Ids(const google::protobuf::RepeatedField<int64_t>& f) {
 }
 
 TEST_CASE("a container's checkpointed allocations become podresources fields") {
-  PodAllocation pod;
+  state::PodAllocation pod;
   pod.uid = "c44ba6fd";
   pod.name = "pod1";
   pod.ns = "default";
@@ -98,7 +98,7 @@ TEST_CASE("memory blocks always carry the NUMA nodes their bytes come from") {
   PodResourcesMapping mapping;
   mapping.machine_nodes = NumaMask::FirstN(2);
   auto memory_nodes = [&](const rp::ResourceAllocationInfo& info) {
-    PodAllocation pod;
+    state::PodAllocation pod;
     pod.containers["c"].resources["memory"] = info;
     ::v1::PodResources out = ToPodResources(pod, mapping);
     REQUIRE(out.containers(0).memory_size() == 1);
@@ -152,24 +152,24 @@ TEST_CASE("allocatable devices: one id per unit of a countable quantity") {
 }
 
 // The runtime as ListContainers reports it.
-class FakeView final : public RuntimeView {
+class FakeView final : public reconcile::RuntimeView {
  public:
   StatusOr<std::set<std::string>> ListPodUids() override {
     std::set<std::string> uids;
     for (const auto& c : containers) uids.insert(c.pod_uid);
     return uids;
   }
-  StatusOr<std::vector<RuntimeContainer>> ListContainers() override {
+  StatusOr<std::vector<reconcile::RuntimeContainer>> ListContainers() override {
     if (!error.ok()) return error;
     return containers;
   }
-  std::vector<RuntimeContainer> containers;
+  std::vector<reconcile::RuntimeContainer> containers;
   Status error = Status::Ok();
 };
 
 TEST_CASE("List and Get answer for every active pod, with empty resources where qrm has none") {
   testing::TempDir dir;
-  StateStore state(dir.path() + "/state");
+  state::StateStore state(dir.path() + "/state");
   REQUIRE(state.Load().ok());
   REQUIRE(state.PutContainer("uid-a", "pod-a", "default", "main", DocExample3Container()).ok());
   FakeView view;
@@ -247,9 +247,9 @@ TEST_CASE("token bucket: a burst, then the configured rate") {
 
 TEST_CASE("the service answers List, Get and GetAllocatableResources on its socket") {
   testing::TempDir dir;
-  StateStore state(dir.path() + "/state");
+  state::StateStore state(dir.path() + "/state");
   REQUIRE(state.Load().ok());
-  ContainerAllocation c = DocExample3Container();
+  state::ContainerAllocation c = DocExample3Container();
   REQUIRE(
       state.PutContainer("c44ba6fd-2ce5-43e0-8d4d-b2224dfaeebd", "pod1", "default", "container0", c)
           .ok());
@@ -311,7 +311,7 @@ TEST_CASE("the service answers List, Get and GetAllocatableResources on its sock
 
 TEST_CASE("the service answers RESOURCE_EXHAUSTED beyond its burst") {
   testing::TempDir dir;
-  StateStore state(dir.path() + "/state");
+  state::StateStore state(dir.path() + "/state");
   REQUIRE(state.Load().ok());
   PodResourcesOptions options;
   options.socket = dir.path() + "/pr.sock";
@@ -336,7 +336,7 @@ TEST_CASE("the service answers RESOURCE_EXHAUSTED beyond its burst") {
 
 TEST_CASE("a non-socket file in the way is refused, never deleted") {
   testing::TempDir dir;
-  StateStore state(dir.path() + "/state");
+  state::StateStore state(dir.path() + "/state");
   REQUIRE(state.Load().ok());
   PodResourcesOptions options;
   options.socket = dir.path() + "/pr.sock";
@@ -350,7 +350,7 @@ TEST_CASE("a non-socket file in the way is refused, never deleted") {
 
 TEST_CASE("the socket follows qrm's mode rules: 0600 in 0700, or 0660 in 0750 with a group") {
   testing::TempDir dir;
-  StateStore state(dir.path() + "/state");
+  state::StateStore state(dir.path() + "/state");
   REQUIRE(state.Load().ok());
   const bool grouped = GENERATE(false, true);
   if (grouped && ::geteuid() != 0) {
@@ -376,4 +376,4 @@ TEST_CASE("the socket follows qrm's mode rules: 0600 in 0700, or 0660 in 0750 wi
 }
 
 }  // namespace
-}  // namespace qrm::host
+}  // namespace qrm::podresources

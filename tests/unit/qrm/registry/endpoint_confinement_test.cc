@@ -11,7 +11,7 @@
 #include "qrm/registry/registration_validation.h"
 #include "testing/temp_dir.h"
 
-namespace qrm::host {
+namespace qrm::registry {
 namespace {
 
 using Catch::Matchers::Contains;
@@ -78,4 +78,4 @@ TEST_CASE("endpoints are confined to the plugin directory", "[registry][confinem
 }
 
 }  // namespace
-}  // namespace qrm::host
+}  // namespace qrm::registry

@@ -10,7 +10,9 @@
 
 #include "testing/temp_dir.h"
 
-namespace qrm::host {
+namespace qrm::registry {
+
+namespace pb = ::resourceplugin::v1alpha1;
 namespace {
 
 using Catch::Matchers::Contains;
@@ -182,4 +184,4 @@ TEST_CASE("machine limits are read from sysfs", "[registry][validation]") {
 }
 
 }  // namespace
-}  // namespace qrm::host
+}  // namespace qrm::registry

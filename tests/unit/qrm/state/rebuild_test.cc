@@ -4,7 +4,9 @@
 
 #include <catch2/catch.hpp>
 
-namespace qrm::host {
+namespace qrm::state {
+
+namespace pb = ::resourceplugin::v1alpha1;
 namespace {
 
 pb::ResourceAllocationInfo Info(const std::string& result, double quantity = 1) {
@@ -59,8 +61,8 @@ TEST_CASE("unrecorded: plugin allocations the checkpoint lacks, per pod or per c
   // A plugin's entries for a resource not its own are ignored.
   const auto stray = Report("memory", {{"stray", {{"c0", "0"}}}});
 
-  const auto found =
-      FindUnrecorded(stored, {{"cpu", &cpu}, {"memory", &mem}, {"cpu", &stray}, {"nic", nullptr}});
+  const auto found = reconcile::FindUnrecorded(
+      stored, {{"cpu", &cpu}, {"memory", &mem}, {"cpu", &stray}, {"nic", nullptr}});
   REQUIRE(found.size() == 2);
   CHECK(found[0].pod_uid == "known");
   CHECK(found[0].container == "c1");
@@ -70,27 +72,28 @@ TEST_CASE("unrecorded: plugin allocations the checkpoint lacks, per pod or per c
   CHECK(found[1].resources.size() == 2);  // both plugins' reports, merged
   CHECK(found[1].resources.contains("memory"));
 
-  CHECK(FindUnrecorded(Stored({{"known", {{"c0", "1"}, {"c1", "0"}}}, {"lost", {{"c0", "0"}}}}),
-                       {{"cpu", &cpu}})
-            .empty());
+  CHECK(
+      reconcile::FindUnrecorded(
+          Stored({{"known", {{"c0", "1"}, {"c1", "0"}}}, {"lost", {{"c0", "0"}}}}), {{"cpu", &cpu}})
+          .empty());
 }
 
 TEST_CASE("lost: stored allocations the resource's answering plugin does not report", "[rebuild]") {
   const PodResources stored = Stored({{"a", {{"c0", "1"}, {"c1", "0"}}}, {"b", {{"c0", "0"}}}});
   const auto partial = Report("cpu", {{"a", {{"c0", "1"}}}});
-  const auto lost = FindLost(stored, {{"cpu", &partial}});
+  const auto lost = reconcile::FindLost(stored, {{"cpu", &partial}});
   REQUIRE(lost.size() == 2);
   CHECK((lost[0].pod_uid == "a" && lost[0].container == "c1" && lost[0].resource == "cpu"));
   CHECK((lost[1].pod_uid == "b" && lost[1].container == "c0"));
 
   // No report for the resource (plugin down or failing): nothing is called lost.
-  CHECK(FindLost(stored, {{"cpu", nullptr}}).empty());
+  CHECK(reconcile::FindLost(stored, {{"cpu", nullptr}}).empty());
   // Another resource's report says nothing about cpu.
   const auto memory = Report("memory", {});
-  CHECK(FindLost(stored, {{"memory", &memory}}).empty());
+  CHECK(reconcile::FindLost(stored, {{"memory", &memory}}).empty());
   // A complete report: nothing lost.
   const auto full = Report("cpu", {{"a", {{"c0", "1"}, {"c1", "0"}}}, {"b", {{"c0", "0"}}}});
-  CHECK(FindLost(stored, {{"cpu", &full}}).empty());
+  CHECK(reconcile::FindLost(stored, {{"cpu", &full}}).empty());
 }
 
 TEST_CASE("skipped: resources admission left out, once their plugin answers", "[rebuild]") {
@@ -108,7 +111,7 @@ TEST_CASE("skipped: resources admission left out, once their plugin answers", "[
   const auto nic = Report("qrm.io/nic", {{"a", {{"c0", "eth0"}}}});
   const auto cpu = Report("cpu", {{"a", {{"c0", "1"}, {"c1", "1"}}}});
   const auto skipped =
-      FindSkipped(stored, {{"memory", &memory}, {"qrm.io/nic", &nic}, {"cpu", &cpu}});
+      reconcile::FindSkipped(stored, {{"memory", &memory}, {"qrm.io/nic", &nic}, {"cpu", &cpu}});
   REQUIRE(skipped.size() == 2);
   CHECK((skipped[0].container == "c1" && skipped[0].resource == "memory"));
   CHECK((skipped[1].container == "c1" && skipped[1].resource == "qrm.io/nic"));
@@ -116,12 +119,13 @@ TEST_CASE("skipped: resources admission left out, once their plugin answers", "[
   // Once the plugins hold them, nothing is skipped (even before the checkpoint has them).
   const auto memory_holds = Report("memory", {{"a", {{"c1", "0"}}}});
   const auto nic_holds = Report("qrm.io/nic", {{"a", {{"c1", "eth0"}}}});
-  CHECK(FindSkipped(stored, {{"memory", &memory_holds}, {"qrm.io/nic", &nic_holds}}).empty());
+  CHECK(reconcile::FindSkipped(stored, {{"memory", &memory_holds}, {"qrm.io/nic", &nic_holds}})
+            .empty());
   // Without the plugin's answer, or for a resource not skipped: nothing. (c0 holds no nic
   // allocation either, but it was never skipped: the plugin answered it with nothing.)
-  CHECK(FindSkipped(stored, {{"memory", nullptr}}).empty());
+  CHECK(reconcile::FindSkipped(stored, {{"memory", nullptr}}).empty());
   const auto gpu = Report("gpu", {});
-  CHECK(FindSkipped(stored, {{"gpu", &gpu}}).empty());
+  CHECK(reconcile::FindSkipped(stored, {{"gpu", &gpu}}).empty());
 }
 
 TEST_CASE("held skipped: a skipped resource its plugin allocated after all (a late answer)",
@@ -139,12 +143,13 @@ TEST_CASE("held skipped: a skipped resource its plugin allocated after all (a la
   // cpu holds c1 (late); memory does not; c0 was never skipped.
   const auto cpu = Report("cpu", {{"a", {{"c0", "1"}, {"c1", "2-3"}}}});
   const auto memory = Report("memory", {{"a", {{"c0", "0"}}}});
-  const auto held = FindHeldSkipped(stored, {{"cpu", &cpu}, {"memory", &memory}, {"gpu", nullptr}});
+  const auto held =
+      reconcile::FindHeldSkipped(stored, {{"cpu", &cpu}, {"memory", &memory}, {"gpu", nullptr}});
   REQUIRE(held.size() == 1);
   CHECK((held[0].pod_uid == "a" && held[0].container == "c1" && held[0].resource == "cpu"));
   CHECK(held[0].info.allocation_result() == "2-3");
   // Held and skipped exclude each other: memory is still to be sent.
-  const auto skipped = FindSkipped(stored, {{"cpu", &cpu}, {"memory", &memory}});
+  const auto skipped = reconcile::FindSkipped(stored, {{"cpu", &cpu}, {"memory", &memory}});
   REQUIRE(skipped.size() == 1);
   CHECK(skipped[0].resource == "memory");
 }
@@ -153,36 +158,37 @@ TEST_CASE("a resource leaves the skipped list; an empty list leaves the request"
   pb::ResourceRequest r;
   (*r.mutable_annotations())[kSkippedResourcesAnnotation] = "cpu,memory,qrm.io/nic";
   (*r.mutable_annotations())["other"] = "x";
-  r = WithoutSkipped(r, "memory");
+  r = reconcile::WithoutSkipped(r, "memory");
   CHECK(r.annotations().at(kSkippedResourcesAnnotation) == "cpu,qrm.io/nic");
-  r = WithoutSkipped(r, "gpu");
+  r = reconcile::WithoutSkipped(r, "gpu");
   CHECK(r.annotations().at(kSkippedResourcesAnnotation) == "cpu,qrm.io/nic");
-  r = WithoutSkipped(WithoutSkipped(r, "cpu"), "qrm.io/nic");
+  r = reconcile::WithoutSkipped(reconcile::WithoutSkipped(r, "cpu"), "qrm.io/nic");
   CHECK_FALSE(r.annotations().contains(kSkippedResourcesAnnotation));
   CHECK(r.annotations().at("other") == "x");
-  CHECK(WithoutSkipped(r, "cpu").annotations().size() == 1);
+  CHECK(reconcile::WithoutSkipped(r, "cpu").annotations().size() == 1);
 }
 
 TEST_CASE("a replay carries the stored request and the previous allocation", "[rebuild]") {
   const PodResources stored = Stored({{"a", {{"c0", "1"}}}});
   const ContainerAllocation& c = stored.at("a")->containers.at("c0");
-  const pb::ResourceRequest req = ReplayRequest(c, "cpu");
+  const pb::ResourceRequest req = reconcile::ReplayRequest(c, "cpu");
   CHECK(req.resource_name() == "cpu");
   CHECK(req.pod_uid() == "a");
   CHECK(req.resource_requests().at("cpu") == 1);
   CHECK(req.annotations().at("katalyst.kubewharf.io/qos_level") == "dedicated_cores");
   CHECK(req.annotations().at(kPreviousAllocationAnnotation) == "1");
-  CHECK_FALSE(ReplayRequest(c, "memory").annotations().contains(kPreviousAllocationAnnotation));
+  CHECK_FALSE(
+      reconcile::ReplayRequest(c, "memory").annotations().contains(kPreviousAllocationAnnotation));
 }
 
 TEST_CASE("an adopted container takes the runtime's identity and the plugins' allocations",
           "[rebuild]") {
-  UnrecordedContainer u;
+  reconcile::UnrecordedContainer u;
   u.pod_uid = "uid-1";
   u.container = "main";
   u.resources["cpu"] = Info("1", 1);
   u.resources["memory"] = Info("0", 67108864);
-  const ContainerAllocation a = AdoptedAllocation(u, "web", "prod");
+  const ContainerAllocation a = reconcile::AdoptedAllocation(u, "web", "prod");
   CHECK(a.request.pod_uid() == "uid-1");
   CHECK(a.request.pod_name() == "web");
   CHECK(a.request.pod_namespace() == "prod");
@@ -193,4 +199,4 @@ TEST_CASE("an adopted container takes the runtime's identity and the plugins' al
 }
 
 }  // namespace
-}  // namespace qrm::host
+}  // namespace qrm::state

@@ -8,11 +8,11 @@
 
 #include <catch2/catch.hpp>
 
-namespace qrm::host {
+namespace qrm::state {
 namespace {
 
 TEST_CASE("a claimed pod is not released by reconcile until every claim ends", "[claims]") {
-  ReleaseClaims claims;
+  reconcile::ReleaseClaims claims;
   CHECK_FALSE(claims.Held("p"));
   {
     auto stop = claims.Hold("p");
@@ -30,7 +30,7 @@ TEST_CASE("a claimed pod is not released by reconcile until every claim ends", "
 }
 
 TEST_CASE("a claim waits for a reconcile release of the pod already running", "[claims]") {
-  ReleaseClaims claims;
+  reconcile::ReleaseClaims claims;
   std::atomic<bool> claimed{false};
   std::thread shim;
   {
@@ -50,4 +50,4 @@ TEST_CASE("a claim waits for a reconcile release of the pod already running", "[
 }
 
 }  // namespace
-}  // namespace qrm::host
+}  // namespace qrm::state

@@ -10,7 +10,9 @@
 #include "checkpoint/canonical_json.h"
 #include "tests/unit/qrm/state/state_test_util.h"
 
-namespace qrm::host {
+namespace qrm::state {
+
+namespace pb = ::resourceplugin::v1alpha1;
 namespace {
 
 using testutil::SampleState;
@@ -151,4 +153,4 @@ TEST_CASE("invalid content is data loss naming where it is", "[state][codec]") {
 }
 
 }  // namespace
-}  // namespace qrm::host
+}  // namespace qrm::state

@@ -18,7 +18,7 @@
 #include "qrm/state/state_store.h"
 #include "tests/unit/qrm/state/state_test_util.h"
 
-namespace qrm::host {
+namespace qrm::state {
 namespace {
 
 using checkpoint::JournalStep;
@@ -324,4 +324,4 @@ TEST_CASE("a crash at any step of a mutation or a compaction leaves the old or t
 }
 
 }  // namespace
-}  // namespace qrm::host
+}  // namespace qrm::state

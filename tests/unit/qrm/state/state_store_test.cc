@@ -22,7 +22,9 @@
 #include "testing/temp_dir.h"
 #include "tests/unit/qrm/state/state_test_util.h"
 
-namespace qrm::host {
+namespace qrm::state {
+
+namespace pb = ::resourceplugin::v1alpha1;
 namespace {
 
 using checkpoint::WriteStep;
@@ -872,4 +874,4 @@ TEST_CASE("concurrent writers of different pods all persist", "[state][concurren
 }
 
 }  // namespace
-}  // namespace qrm::host
+}  // namespace qrm::state

@@ -18,7 +18,9 @@
 #include "qrm/state/state_store.h"
 #include "testing/temp_dir.h"
 
-namespace qrm::host::testutil {
+namespace qrm::state::testutil {
+
+namespace pb = ::resourceplugin::v1alpha1;
 
 // What a plugin returns for a resource: every field type, including doubles that are not
 // integers (why allocation infos are protobuf, not JSON numbers).
@@ -220,4 +222,4 @@ struct RecordCounter {
   int count() const { return appends->load(); }
 };
 
-}  // namespace qrm::host::testutil
+}  // namespace qrm::state::testutil

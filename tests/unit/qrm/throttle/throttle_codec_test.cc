@@ -2,7 +2,7 @@
 
 #include <catch2/catch.hpp>
 
-namespace qrm::host {
+namespace qrm::throttle {
 namespace {
 
 CpuThrottle Sample() {
@@ -74,4 +74,4 @@ TEST_CASE("a damaged throttle file names the location", "[throttle]") {
 }
 
 }  // namespace
-}  // namespace qrm::host
+}  // namespace qrm::throttle

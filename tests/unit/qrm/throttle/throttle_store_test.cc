@@ -5,7 +5,7 @@
 
 #include "testing/temp_dir.h"
 
-namespace qrm::host {
+namespace qrm::throttle {
 namespace {
 
 using qrm::testing::TempDir;
@@ -36,16 +36,16 @@ TEST_CASE("a throttle is stored pending and enters every update of its container
   CHECK(set->since_unix == 1000);
   CHECK(set->expires_unix == 1060);
   CHECK(f.store.Pending() == std::vector<ThrottleStore::Key>{{"uid-1", "app"}});
-  ContainerUpdate update;
+  apply::ContainerUpdate update;
   update.resources.set_cpuset_cpus("0-3");
-  update.owned.insert(OciProperty::kCpusetCpus);
+  update.owned.insert(apply::OciProperty::kCpusetCpus);
   f.store.Overlay("uid-1", "app", &update);
   CHECK(update.resources.cpu_quota() == 50000);
   CHECK(update.resources.cpu_period() == 100000);
-  CHECK(update.owned.contains(OciProperty::kCpuQuota));
-  CHECK(update.owned.contains(OciProperty::kCpuPeriod));
+  CHECK(update.owned.contains(apply::OciProperty::kCpuQuota));
+  CHECK(update.owned.contains(apply::OciProperty::kCpuPeriod));
   CHECK(update.resources.cpuset_cpus() == "0-3");
-  ContainerUpdate other;
+  apply::ContainerUpdate other;
   f.store.Overlay("uid-1", "sidecar", &other);
   CHECK(other.owned.empty());
 }
@@ -83,7 +83,7 @@ TEST_CASE("the first restore values are kept across later calls", "[throttle]") 
   // A resize below the throttle: the container is held at its new limit, not above it.
   REQUIRE(f.store.NoteKubeletLimit("uid-1", "app", 20000, 100000).ok());
   CHECK(f.store.Get("uid-1", "app")->EffectiveQuota() == 20000);
-  ContainerUpdate update;
+  apply::ContainerUpdate update;
   f.store.Overlay("uid-1", "app", &update);
   CHECK(update.resources.cpu_quota() == 20000);
   // An update of the cpuset alone (quota 0: unchanged in the CRI) leaves the limit alone.
@@ -101,7 +101,7 @@ TEST_CASE("clearing restores the old quota and forgets the entry once pushed", "
   REQUIRE(cleared.ok());
   CHECK(*cleared);
   CHECK(f.store.IsPending({"uid-1", "app"}));
-  ContainerUpdate update;
+  apply::ContainerUpdate update;
   f.store.Overlay("uid-1", "app", &update);
   CHECK(update.resources.cpu_quota() == 200000);
   REQUIRE(f.store.Applied({"uid-1", "app"}, 200000, 100000).ok());
@@ -204,4 +204,4 @@ TEST_CASE("a corrupt throttle file is moved aside and reported", "[throttle]") {
 }
 
 }  // namespace
-}  // namespace qrm::host
+}  // namespace qrm::throttle
