@@ -6,6 +6,8 @@
 #include "common/grpc_status.h"
 
 namespace qrm::ctl {
+
+namespace adm = ::qrm::admin::v1;
 namespace {
 
 std::unique_ptr<grpc::ClientContext> Context() {

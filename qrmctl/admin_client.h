@@ -9,22 +9,20 @@
 
 namespace qrm::ctl {
 
-namespace adm = ::qrm::admin::v1;
-
 class AdminClient {
  public:
   explicit AdminClient(std::string socket);
 
-  StatusOr<adm::ListPluginsResponse> ListPlugins();
-  StatusOr<adm::ListAllocationsResponse> ListAllocations(const std::string& pod);
-  StatusOr<adm::GetAllocatableResponse> GetAllocatable();
+  StatusOr<::qrm::admin::v1::ListPluginsResponse> ListPlugins();
+  StatusOr<::qrm::admin::v1::ListAllocationsResponse> ListAllocations(const std::string& pod);
+  StatusOr<::qrm::admin::v1::GetAllocatableResponse> GetAllocatable();
 
  private:
   // Turns a failed call into an error that says what to do.
   Status Explain(const grpc::Status& s) const;
 
   std::string socket_;
-  std::unique_ptr<adm::Admin::Stub> stub_;
+  std::unique_ptr<::qrm::admin::v1::Admin::Stub> stub_;
 };
 
 }  // namespace qrm::ctl

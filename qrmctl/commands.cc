@@ -20,6 +20,8 @@
 #include "qrmctl/topology_render.h"
 
 namespace qrm::ctl {
+
+namespace adm = ::qrm::admin::v1;
 namespace {
 
 std::string Envs(const adm::ContainerAllocation& c) {

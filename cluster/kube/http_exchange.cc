@@ -13,6 +13,8 @@
 #include "common/quote.h"
 
 namespace qrm::kube::internal {
+
+namespace beast = boost::beast;
 namespace {
 
 namespace asio = boost::asio;

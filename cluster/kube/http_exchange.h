@@ -20,8 +20,6 @@
 
 namespace qrm::kube::internal {
 
-namespace beast = boost::beast;
-
 class Exchange {
  public:
   using Clock = std::chrono::steady_clock;
@@ -35,25 +33,26 @@ class Exchange {
   bool stopped() const { return stop_.stop_requested(); }
 
   // Connects (with TLS when the URL says https) and calls talk(stream) with the open stream,
-  // a beast::tcp_stream or a beast::ssl_stream<beast::tcp_stream>.
+  // a boost::beast::tcp_stream or a boost::beast::ssl_stream<boost::beast::tcp_stream>.
   template <typename Talk>
   auto Open(const TlsConfig& tls, Talk&& talk)
-      -> decltype(talk(std::declval<beast::tcp_stream&>()));
+      -> decltype(talk(std::declval<boost::beast::tcp_stream&>()));
 
   // Starts an operation with start(handler) and runs it to its end, the deadline or the stop;
   // then cancel() is called and the result is timed_out (deadline) or operation_aborted (stop).
   template <typename Start, typename Cancel>
-  beast::error_code Wait(Start&& start, Cancel&& cancel);
+  boost::beast::error_code Wait(Start&& start, Cancel&& cancel);
 
   // The request as Beast writes it (Host, User-Agent, Connection: close, the headers, body).
-  StatusOr<beast::http::request<beast::http::string_body>> BuildRequest() const;
+  StatusOr<boost::beast::http::request<boost::beast::http::string_body>> BuildRequest() const;
   // A failed step as a Status naming the method, the URL and the step.
-  Status Error(std::string_view step, const beast::error_code& ec) const;
+  Status Error(std::string_view step, const boost::beast::error_code& ec) const;
 
  private:
-  Status Connect(beast::tcp_stream& stream);
+  Status Connect(boost::beast::tcp_stream& stream);
   StatusOr<boost::asio::ssl::context> MakeTlsContext(const TlsConfig& tls) const;
-  Status Handshake(beast::ssl_stream<beast::tcp_stream>& stream, const TlsConfig& tls);
+  Status Handshake(boost::beast::ssl_stream<boost::beast::tcp_stream>& stream,
+                   const TlsConfig& tls);
   bool RunOnce();  // runs handlers until one ran or 100 ms passed; false past deadline or stop
 
   const Url& url_;
@@ -65,25 +64,25 @@ class Exchange {
 
 template <typename Talk>
 auto Exchange::Open(const TlsConfig& tls, Talk&& talk)
-    -> decltype(talk(std::declval<beast::tcp_stream&>())) {
+    -> decltype(talk(std::declval<boost::beast::tcp_stream&>())) {
   if (!url_.tls) {
-    beast::tcp_stream stream(ioc_);
+    boost::beast::tcp_stream stream(ioc_);
     if (Status s = Connect(stream); !s.ok()) return s;
     return talk(stream);
   }
   StatusOr<boost::asio::ssl::context> ctx = MakeTlsContext(tls);
   if (!ctx.ok()) return ctx.status();
-  beast::ssl_stream<beast::tcp_stream> stream(ioc_, *ctx);
-  if (Status s = Connect(beast::get_lowest_layer(stream)); !s.ok()) return s;
+  boost::beast::ssl_stream<boost::beast::tcp_stream> stream(ioc_, *ctx);
+  if (Status s = Connect(boost::beast::get_lowest_layer(stream)); !s.ok()) return s;
   if (Status s = Handshake(stream, tls); !s.ok()) return s;
   return talk(stream);
 }
 
 template <typename Start, typename Cancel>
-beast::error_code Exchange::Wait(Start&& start, Cancel&& cancel) {
-  beast::error_code result;
+boost::beast::error_code Exchange::Wait(Start&& start, Cancel&& cancel) {
+  boost::beast::error_code result;
   bool done = false;
-  start([&](beast::error_code ec, auto&&...) {
+  start([&](boost::beast::error_code ec, auto&&...) {
     result = ec;
     done = true;
   });

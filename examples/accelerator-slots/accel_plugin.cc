@@ -12,6 +12,8 @@
 #include "plugins/sdk/responses.h"
 
 namespace qrm::example {
+
+namespace pb = ::resourceplugin::v1alpha1;
 namespace {
 
 pb::TopologyHint ToProto(NumaMask nodes, bool preferred) {

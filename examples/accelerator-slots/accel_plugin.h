@@ -22,8 +22,6 @@
 
 namespace qrm::example {
 
-namespace pb = ::resourceplugin::v1alpha1;
-
 inline constexpr const char* kDefaultResource = "example.qrm.io/accel-slots";
 // Where the state lives by default: a directory of the plugin's own, never the plugin (socket)
 // directory, which the host and other plugins share and which operators clean.
@@ -57,16 +55,19 @@ class AccelPlugin final : public sdk::ResourcePlugin {
   static StatusOr<std::unique_ptr<AccelPlugin>> Create(AccelConfig config);
 
   std::string ResourceName() const override { return config_.resource; }
-  pb::ResourcePluginOptions Options() const override;
+  ::resourceplugin::v1alpha1::ResourcePluginOptions Options() const override;
 
-  StatusOr<pb::ResourceHintsResponse> GetTopologyHints(const pb::ResourceRequest& req) override;
-  StatusOr<pb::ResourceAllocationResponse> Allocate(const pb::ResourceRequest& req) override;
+  StatusOr<::resourceplugin::v1alpha1::ResourceHintsResponse> GetTopologyHints(
+      const ::resourceplugin::v1alpha1::ResourceRequest& req) override;
+  StatusOr<::resourceplugin::v1alpha1::ResourceAllocationResponse> Allocate(
+      const ::resourceplugin::v1alpha1::ResourceRequest& req) override;
   Status RemovePod(const std::string& pod_uid) override;
-  StatusOr<pb::GetResourcesAllocationResponse> GetResourcesAllocation() override;
-  StatusOr<pb::GetTopologyAwareResourcesResponse> GetTopologyAwareResources(
-      const pb::GetTopologyAwareResourcesRequest& req) override;
-  StatusOr<pb::GetTopologyAwareAllocatableResourcesResponse> GetTopologyAwareAllocatableResources()
+  StatusOr<::resourceplugin::v1alpha1::GetResourcesAllocationResponse> GetResourcesAllocation()
       override;
+  StatusOr<::resourceplugin::v1alpha1::GetTopologyAwareResourcesResponse> GetTopologyAwareResources(
+      const ::resourceplugin::v1alpha1::GetTopologyAwareResourcesRequest& req) override;
+  StatusOr<::resourceplugin::v1alpha1::GetTopologyAwareAllocatableResourcesResponse>
+  GetTopologyAwareAllocatableResources() override;
 
  private:
   // What one container holds, and the hint it was allocated with (reported
@@ -96,16 +97,17 @@ class AccelPlugin final : public sdk::ResourcePlugin {
 
   // The whole number of slots `req` asks for; 0 when it does not mention our
   // resource. kInvalidArgument naming the value otherwise.
-  StatusOr<int> RequestedSlots(const pb::ResourceRequest& req) const;
+  StatusOr<int> RequestedSlots(const ::resourceplugin::v1alpha1::ResourceRequest& req) const;
   // What the container holds, or null. Called with mu_ held.
   const ContainerSlots* Find(const std::string& pod_uid, const std::string& container) const;
   // The NUMA nodes of req.hint(), or all of ours when it names none.
-  StatusOr<NumaMask> HintNodes(const pb::ResourceRequest& req) const;
+  StatusOr<NumaMask> HintNodes(const ::resourceplugin::v1alpha1::ResourceRequest& req) const;
   // `n` slots within `within`, or exactly the previous grant when the request is the host's
   // replay after a lost state (annotation qrm.io/previous-allocation). Called with mu_ held.
-  StatusOr<Grant> TakeFor(const pb::ResourceRequest& req, int n, NumaMask within);
-  pb::ResourceAllocationInfo InfoFor(const ContainerSlots& slots) const;
-  pb::TopologyAwareResource TopologyAwareFor(const Grant& grant) const;
+  StatusOr<Grant> TakeFor(const ::resourceplugin::v1alpha1::ResourceRequest& req, int n,
+                          NumaMask within);
+  ::resourceplugin::v1alpha1::ResourceAllocationInfo InfoFor(const ContainerSlots& slots) const;
+  ::resourceplugin::v1alpha1::TopologyAwareResource TopologyAwareFor(const Grant& grant) const;
 
   // Opens the ledger and takes back what it records (Create, with mu_ held).
   Status Restore();

@@ -34,8 +34,6 @@
 
 namespace qrm::cpu {
 
-namespace pb = ::resourceplugin::v1alpha1;
-
 class CpuPlugin final : public sdk::ResourcePlugin {
  public:
   // Validates the config against the machine, restores the ledger (refusing one from another
@@ -46,16 +44,19 @@ class CpuPlugin final : public sdk::ResourcePlugin {
                                                      CpuPluginConfig config);
 
   std::string ResourceName() const override { return kResourceName; }
-  pb::ResourcePluginOptions Options() const override;
+  ::resourceplugin::v1alpha1::ResourcePluginOptions Options() const override;
 
-  StatusOr<pb::ResourceHintsResponse> GetTopologyHints(const pb::ResourceRequest& req) override;
-  StatusOr<pb::ResourceAllocationResponse> Allocate(const pb::ResourceRequest& req) override;
+  StatusOr<::resourceplugin::v1alpha1::ResourceHintsResponse> GetTopologyHints(
+      const ::resourceplugin::v1alpha1::ResourceRequest& req) override;
+  StatusOr<::resourceplugin::v1alpha1::ResourceAllocationResponse> Allocate(
+      const ::resourceplugin::v1alpha1::ResourceRequest& req) override;
   Status RemovePod(const std::string& pod_uid) override;
-  StatusOr<pb::GetResourcesAllocationResponse> GetResourcesAllocation() override;
-  StatusOr<pb::GetTopologyAwareResourcesResponse> GetTopologyAwareResources(
-      const pb::GetTopologyAwareResourcesRequest& req) override;
-  StatusOr<pb::GetTopologyAwareAllocatableResourcesResponse> GetTopologyAwareAllocatableResources()
+  StatusOr<::resourceplugin::v1alpha1::GetResourcesAllocationResponse> GetResourcesAllocation()
       override;
+  StatusOr<::resourceplugin::v1alpha1::GetTopologyAwareResourcesResponse> GetTopologyAwareResources(
+      const ::resourceplugin::v1alpha1::GetTopologyAwareResourcesRequest& req) override;
+  StatusOr<::resourceplugin::v1alpha1::GetTopologyAwareAllocatableResourcesResponse>
+  GetTopologyAwareAllocatableResources() override;
 
   // --- Control interface -------------------------------------------------------------------
   // Resizes the pools (pool_control.h explains "shared"). kInvalidArgument naming the key and
@@ -83,7 +84,7 @@ class CpuPlugin final : public sdk::ResourcePlugin {
 
   // Restores the ledger into state_ and computes the pools (Create).
   Status OpenLedger();
-  StatusOr<CpuRequest> Parse(const pb::ResourceRequest& req) const;
+  StatusOr<CpuRequest> Parse(const ::resourceplugin::v1alpha1::ResourceRequest& req) const;
   // What dedicated admission may use in `state`. Called with mu_ held.
   CpuAvailability Availability(const CpuState& state) const;
   // Called with mu_ held after state_ was changed in place: refreshes the pools and makes the

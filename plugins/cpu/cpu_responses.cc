@@ -1,6 +1,8 @@
 #include "plugins/cpu/cpu_responses.h"
 
 namespace qrm::cpu {
+
+namespace pb = ::resourceplugin::v1alpha1;
 namespace {
 
 pb::TopologyAwareQuantity PerNode(int node, int cpus) {

@@ -13,24 +13,25 @@
 
 namespace qrm::cpu {
 
-namespace pb = ::resourceplugin::v1alpha1;
-
 inline constexpr const char* kOciCpusetCpus = "CpusetCpus";
 
-pb::TopologyHint ToProtoHint(NumaMask nodes, bool preferred);
+::resourceplugin::v1alpha1::TopologyHint ToProtoHint(NumaMask nodes, bool preferred);
 
 // A container's allocation as the host stores and applies it: oci_property_name CpusetCpus,
 // scalar, allocated_quantity = the CPUs it runs on under `pools` (ContainerCpus),
 // topology_assignments per NUMA node and, for NUMA-bound containers, its nodes as the
 // (preferred) resource hint.
-pb::ResourceAllocationInfo AllocationInfo(const CpuLayout& layout, const CpuPools& pools,
-                                          const ContainerAllocation& c);
+::resourceplugin::v1alpha1::ResourceAllocationInfo AllocationInfo(const CpuLayout& layout,
+                                                                  const CpuPools& pools,
+                                                                  const ContainerAllocation& c);
 
 // Per-NUMA CPU counts of `cpus` (nodes it does not touch are left out).
-pb::TopologyAwareResource TopologyAwareCpus(const CpuLayout& layout, const CpuSet& cpus);
+::resourceplugin::v1alpha1::TopologyAwareResource TopologyAwareCpus(const CpuLayout& layout,
+                                                                    const CpuSet& cpus);
 
 // One TopologyAwareQuantity per NUMA node with CPUs: how many of `cpus` are on it, and which.
-void AddPerNode(const CpuLayout& layout, const CpuSet& cpus,
-                google::protobuf::RepeatedPtrField<pb::TopologyAwareQuantity>* out);
+void AddPerNode(
+    const CpuLayout& layout, const CpuSet& cpus,
+    google::protobuf::RepeatedPtrField<::resourceplugin::v1alpha1::TopologyAwareQuantity>* out);
 
 }  // namespace qrm::cpu

@@ -12,6 +12,8 @@
 #include "plugins/sdk/responses.h"
 
 namespace qrm::memory {
+
+namespace pb = ::resourceplugin::v1alpha1;
 namespace {
 
 constexpr const char* kComponent = "memory-plugin";

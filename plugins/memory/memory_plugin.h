@@ -28,8 +28,6 @@
 
 namespace qrm::memory {
 
-namespace pb = ::resourceplugin::v1alpha1;
-
 class MemoryPlugin final : public sdk::ResourcePlugin {
  public:
   // Builds the per-node accounting from `machine` and `config` and restores the ledger in
@@ -42,16 +40,19 @@ class MemoryPlugin final : public sdk::ResourcePlugin {
                                                         const machine::MachineTopology& machine);
 
   std::string ResourceName() const override { return kResourceName; }
-  pb::ResourcePluginOptions Options() const override;
+  ::resourceplugin::v1alpha1::ResourcePluginOptions Options() const override;
 
-  StatusOr<pb::ResourceHintsResponse> GetTopologyHints(const pb::ResourceRequest& req) override;
-  StatusOr<pb::ResourceAllocationResponse> Allocate(const pb::ResourceRequest& req) override;
+  StatusOr<::resourceplugin::v1alpha1::ResourceHintsResponse> GetTopologyHints(
+      const ::resourceplugin::v1alpha1::ResourceRequest& req) override;
+  StatusOr<::resourceplugin::v1alpha1::ResourceAllocationResponse> Allocate(
+      const ::resourceplugin::v1alpha1::ResourceRequest& req) override;
   Status RemovePod(const std::string& pod_uid) override;
-  StatusOr<pb::GetResourcesAllocationResponse> GetResourcesAllocation() override;
-  StatusOr<pb::GetTopologyAwareResourcesResponse> GetTopologyAwareResources(
-      const pb::GetTopologyAwareResourcesRequest& req) override;
-  StatusOr<pb::GetTopologyAwareAllocatableResourcesResponse> GetTopologyAwareAllocatableResources()
+  StatusOr<::resourceplugin::v1alpha1::GetResourcesAllocationResponse> GetResourcesAllocation()
       override;
+  StatusOr<::resourceplugin::v1alpha1::GetTopologyAwareResourcesResponse> GetTopologyAwareResources(
+      const ::resourceplugin::v1alpha1::GetTopologyAwareResourcesRequest& req) override;
+  StatusOr<::resourceplugin::v1alpha1::GetTopologyAwareAllocatableResourcesResponse>
+  GetTopologyAwareAllocatableResources() override;
 
   // A copy of the accounting, for tests and diagnostics.
   MemoryState Snapshot() const;
@@ -69,11 +70,12 @@ class MemoryPlugin final : public sdk::ResourcePlugin {
 
   // The requested bytes (0 when the request names no memory); kInvalidArgument naming the
   // key and value for a negative, NaN or absurd quantity.
-  StatusOr<uint64_t> RequestedBytes(const pb::ResourceRequest& req) const;
+  StatusOr<uint64_t> RequestedBytes(const ::resourceplugin::v1alpha1::ResourceRequest& req) const;
   // The nodes a NUMA-bound container is placed on: the hint's, or without a hint our own
   // best one. Called with mu_ held.
-  StatusOr<NumaMask> ChooseNodes(const pb::ResourceRequest& req, const ContainerMemory& memory,
-                                 bool* preferred) const QRM_REQUIRES(mu_);
+  StatusOr<NumaMask> ChooseNodes(const ::resourceplugin::v1alpha1::ResourceRequest& req,
+                                 const ContainerMemory& memory, bool* preferred) const
+      QRM_REQUIRES(mu_);
 
   const MemoryPluginConfig config_;
   // Above this a request is nonsense, not a big pod: the machine's memory times 1024.
@@ -88,6 +90,6 @@ class MemoryPlugin final : public sdk::ResourcePlugin {
 
 // The ResourceAllocationInfo of one container, as Allocate and GetResourcesAllocation
 // report it.
-pb::ResourceAllocationInfo AllocationInfo(const ContainerMemory& memory);
+::resourceplugin::v1alpha1::ResourceAllocationInfo AllocationInfo(const ContainerMemory& memory);
 
 }  // namespace qrm::memory

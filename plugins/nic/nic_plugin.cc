@@ -13,6 +13,8 @@
 #include "plugins/sdk/responses.h"
 
 namespace qrm::nic {
+
+namespace pb = ::resourceplugin::v1alpha1;
 namespace {
 
 constexpr const char* kComponent = "nic-plugin";

@@ -35,8 +35,6 @@
 
 namespace qrm::nic {
 
-namespace pb = ::resourceplugin::v1alpha1;
-
 class NicPlugin final : public sdk::ResourcePlugin {
  public:
   // Serves the NICs of `machine` (filtered by config.allowlist) and restores the ledger in
@@ -48,16 +46,19 @@ class NicPlugin final : public sdk::ResourcePlugin {
                                                      const machine::MachineTopology& machine);
 
   std::string ResourceName() const override { return config_.resource_name; }
-  pb::ResourcePluginOptions Options() const override;
+  ::resourceplugin::v1alpha1::ResourcePluginOptions Options() const override;
 
-  StatusOr<pb::ResourceHintsResponse> GetTopologyHints(const pb::ResourceRequest& req) override;
-  StatusOr<pb::ResourceAllocationResponse> Allocate(const pb::ResourceRequest& req) override;
+  StatusOr<::resourceplugin::v1alpha1::ResourceHintsResponse> GetTopologyHints(
+      const ::resourceplugin::v1alpha1::ResourceRequest& req) override;
+  StatusOr<::resourceplugin::v1alpha1::ResourceAllocationResponse> Allocate(
+      const ::resourceplugin::v1alpha1::ResourceRequest& req) override;
   Status RemovePod(const std::string& pod_uid) override;
-  StatusOr<pb::GetResourcesAllocationResponse> GetResourcesAllocation() override;
-  StatusOr<pb::GetTopologyAwareResourcesResponse> GetTopologyAwareResources(
-      const pb::GetTopologyAwareResourcesRequest& req) override;
-  StatusOr<pb::GetTopologyAwareAllocatableResourcesResponse> GetTopologyAwareAllocatableResources()
+  StatusOr<::resourceplugin::v1alpha1::GetResourcesAllocationResponse> GetResourcesAllocation()
       override;
+  StatusOr<::resourceplugin::v1alpha1::GetTopologyAwareResourcesResponse> GetTopologyAwareResources(
+      const ::resourceplugin::v1alpha1::GetTopologyAwareResourcesRequest& req) override;
+  StatusOr<::resourceplugin::v1alpha1::GetTopologyAwareAllocatableResourcesResponse>
+  GetTopologyAwareAllocatableResources() override;
 
   // A copy of the state, for tests and diagnostics.
   NicState Snapshot() const;
@@ -81,8 +82,9 @@ class NicPlugin final : public sdk::ResourcePlugin {
   NicPlugin(NicPluginConfig config, NicState state, NumaMask machine_nodes);
 
   // kInvalidArgument naming the key and value for a bad quantity or QoS annotation.
-  StatusOr<Need> NeedOf(const pb::ResourceRequest& req) const;
-  pb::ResourceAllocationInfo AllocationInfo(const NicAssignment& a) const QRM_REQUIRES(mu_);
+  StatusOr<Need> NeedOf(const ::resourceplugin::v1alpha1::ResourceRequest& req) const;
+  ::resourceplugin::v1alpha1::ResourceAllocationInfo AllocationInfo(const NicAssignment& a) const
+      QRM_REQUIRES(mu_);
 
   const NicPluginConfig config_;
   const NumaMask machine_nodes_;

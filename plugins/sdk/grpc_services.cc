@@ -6,6 +6,8 @@
 #include "plugins/sdk/plugin_server.h"
 
 namespace qrm::sdk::internal {
+
+namespace pb = ::resourceplugin::v1alpha1;
 namespace {
 
 // Copies a StatusOr's value into the response or returns its error.

@@ -9,45 +9,52 @@
 
 namespace qrm::sdk::internal {
 
-namespace pb = ::resourceplugin::v1alpha1;  // internal header: not installed
-
 // resourceplugin.v1alpha1.ResourcePlugin, forwarding to the author's plugin.
-class ResourcePluginService final : public pb::ResourcePlugin::Service {
+class ResourcePluginService final : public ::resourceplugin::v1alpha1::ResourcePlugin::Service {
  public:
   explicit ResourcePluginService(sdk::ResourcePlugin& plugin) : plugin_(plugin) {}
 
-  grpc::Status GetTopologyHints(grpc::ServerContext*, const pb::ResourceRequest* req,
-                                pb::ResourceHintsResponse* resp) override;
-  grpc::Status GetPodTopologyHints(grpc::ServerContext*, const pb::PodResourceRequest* req,
-                                   pb::PodResourceHintsResponse* resp) override;
-  grpc::Status RemovePod(grpc::ServerContext*, const pb::RemovePodRequest* req,
-                         pb::RemovePodResponse* resp) override;
-  grpc::Status GetResourcesAllocation(grpc::ServerContext*,
-                                      const pb::GetResourcesAllocationRequest*,
-                                      pb::GetResourcesAllocationResponse* resp) override;
-  grpc::Status GetTopologyAwareResources(grpc::ServerContext*,
-                                         const pb::GetTopologyAwareResourcesRequest* req,
-                                         pb::GetTopologyAwareResourcesResponse* resp) override;
+  grpc::Status GetTopologyHints(grpc::ServerContext*,
+                                const ::resourceplugin::v1alpha1::ResourceRequest* req,
+                                ::resourceplugin::v1alpha1::ResourceHintsResponse* resp) override;
+  grpc::Status GetPodTopologyHints(
+      grpc::ServerContext*, const ::resourceplugin::v1alpha1::PodResourceRequest* req,
+      ::resourceplugin::v1alpha1::PodResourceHintsResponse* resp) override;
+  grpc::Status RemovePod(grpc::ServerContext*,
+                         const ::resourceplugin::v1alpha1::RemovePodRequest* req,
+                         ::resourceplugin::v1alpha1::RemovePodResponse* resp) override;
+  grpc::Status GetResourcesAllocation(
+      grpc::ServerContext*, const ::resourceplugin::v1alpha1::GetResourcesAllocationRequest*,
+      ::resourceplugin::v1alpha1::GetResourcesAllocationResponse* resp) override;
+  grpc::Status GetTopologyAwareResources(
+      grpc::ServerContext*, const ::resourceplugin::v1alpha1::GetTopologyAwareResourcesRequest* req,
+      ::resourceplugin::v1alpha1::GetTopologyAwareResourcesResponse* resp) override;
   grpc::Status GetTopologyAwareAllocatableResources(
-      grpc::ServerContext*, const pb::GetTopologyAwareAllocatableResourcesRequest*,
-      pb::GetTopologyAwareAllocatableResourcesResponse* resp) override;
-  grpc::Status GetResourcePluginOptions(grpc::ServerContext*, const pb::Empty*,
-                                        pb::ResourcePluginOptions* resp) override;
-  grpc::Status Allocate(grpc::ServerContext*, const pb::ResourceRequest* req,
-                        pb::ResourceAllocationResponse* resp) override;
-  grpc::Status AllocateForPod(grpc::ServerContext*, const pb::PodResourceRequest* req,
-                              pb::PodResourceAllocationResponse* resp) override;
-  grpc::Status PreStartContainer(grpc::ServerContext*, const pb::PreStartContainerRequest* req,
-                                 pb::PreStartContainerResponse* resp) override;
-  grpc::Status GetAssociatedDeviceTopologyHints(grpc::ServerContext*,
-                                                const pb::AssociatedDeviceRequest* req,
-                                                pb::AssociatedDeviceHintsResponse* resp) override;
+      grpc::ServerContext*,
+      const ::resourceplugin::v1alpha1::GetTopologyAwareAllocatableResourcesRequest*,
+      ::resourceplugin::v1alpha1::GetTopologyAwareAllocatableResourcesResponse* resp) override;
+  grpc::Status GetResourcePluginOptions(
+      grpc::ServerContext*, const ::resourceplugin::v1alpha1::Empty*,
+      ::resourceplugin::v1alpha1::ResourcePluginOptions* resp) override;
+  grpc::Status Allocate(grpc::ServerContext*,
+                        const ::resourceplugin::v1alpha1::ResourceRequest* req,
+                        ::resourceplugin::v1alpha1::ResourceAllocationResponse* resp) override;
+  grpc::Status AllocateForPod(
+      grpc::ServerContext*, const ::resourceplugin::v1alpha1::PodResourceRequest* req,
+      ::resourceplugin::v1alpha1::PodResourceAllocationResponse* resp) override;
+  grpc::Status PreStartContainer(
+      grpc::ServerContext*, const ::resourceplugin::v1alpha1::PreStartContainerRequest* req,
+      ::resourceplugin::v1alpha1::PreStartContainerResponse* resp) override;
+  grpc::Status GetAssociatedDeviceTopologyHints(
+      grpc::ServerContext*, const ::resourceplugin::v1alpha1::AssociatedDeviceRequest* req,
+      ::resourceplugin::v1alpha1::AssociatedDeviceHintsResponse* resp) override;
   grpc::Status UpdateAllocatableAssociatedDevices(
-      grpc::ServerContext*, const pb::UpdateAllocatableAssociatedDevicesRequest* req,
-      pb::UpdateAllocatableAssociatedDevicesResponse* resp) override;
-  grpc::Status AllocateAssociatedDevice(grpc::ServerContext*,
-                                        const pb::AssociatedDeviceRequest* req,
-                                        pb::AssociatedDeviceAllocationResponse* resp) override;
+      grpc::ServerContext*,
+      const ::resourceplugin::v1alpha1::UpdateAllocatableAssociatedDevicesRequest* req,
+      ::resourceplugin::v1alpha1::UpdateAllocatableAssociatedDevicesResponse* resp) override;
+  grpc::Status AllocateAssociatedDevice(
+      grpc::ServerContext*, const ::resourceplugin::v1alpha1::AssociatedDeviceRequest* req,
+      ::resourceplugin::v1alpha1::AssociatedDeviceAllocationResponse* resp) override;
 
  private:
   sdk::ResourcePlugin& plugin_;

@@ -12,6 +12,8 @@
 #include "examples/accelerator-slots/tests/scratch_dir.h"
 
 namespace qrm::example {
+
+namespace pb = ::resourceplugin::v1alpha1;
 namespace {
 
 using Catch::Contains;

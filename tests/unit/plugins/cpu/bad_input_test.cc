@@ -5,6 +5,8 @@
 #include "tests/unit/plugins/cpu/cpu_test_util.h"
 
 namespace qrm::cpu::testing {
+
+namespace pb = ::resourceplugin::v1alpha1;
 namespace {
 
 // Both Allocate and GetTopologyHints refuse `req`, naming every one of `mentions`; nothing is

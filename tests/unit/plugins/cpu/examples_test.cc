@@ -3,6 +3,8 @@
 #include "tests/unit/plugins/cpu/cpu_test_util.h"
 
 namespace qrm::cpu::testing {
+
+namespace pb = ::resourceplugin::v1alpha1;
 namespace {
 
 // machineState of the checkpoint, node -> key -> cpuset text, after the plugin wrote a

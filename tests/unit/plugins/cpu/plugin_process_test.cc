@@ -11,6 +11,8 @@
 #include "tests/unit/plugins/cpu/cpu_test_util.h"
 
 namespace qrm::cpu::testing {
+
+namespace pb = ::resourceplugin::v1alpha1;
 namespace {
 
 using qrm::testing::ChildProcess;

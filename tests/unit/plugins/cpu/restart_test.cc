@@ -15,6 +15,8 @@
 #include "tests/unit/plugins/cpu/cpu_test_util.h"
 
 namespace qrm::cpu::testing {
+
+namespace pb = ::resourceplugin::v1alpha1;
 namespace {
 
 const std::map<std::string, std::string> kDedicated = {

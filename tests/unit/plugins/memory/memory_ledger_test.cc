@@ -14,6 +14,8 @@
 #include "tests/unit/plugins/memory/memory_test_util.h"
 
 namespace qrm::memory {
+
+namespace pb = ::resourceplugin::v1alpha1;
 namespace {
 
 namespace fs = std::filesystem;

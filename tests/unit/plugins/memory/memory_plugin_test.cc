@@ -10,6 +10,8 @@
 #include "tests/unit/plugins/memory/memory_test_util.h"
 
 namespace qrm::memory {
+
+namespace pb = ::resourceplugin::v1alpha1;
 namespace {
 
 using Catch::Contains;

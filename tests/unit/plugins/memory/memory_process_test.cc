@@ -8,6 +8,8 @@
 #include "tests/unit/plugins/memory/plugin_process.h"
 
 namespace qrm::memory {
+
+namespace pb = ::resourceplugin::v1alpha1;
 namespace {
 
 using plugin_testing::PluginProcess;

@@ -16,6 +16,8 @@
 #include "tests/unit/plugins/nic/nic_test_util.h"
 
 namespace qrm::nic {
+
+namespace pb = ::resourceplugin::v1alpha1;
 namespace {
 
 namespace fs = std::filesystem;
