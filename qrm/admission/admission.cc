@@ -92,16 +92,6 @@ void CountSkipped(const std::vector<std::string>& resources,
   }
 }
 
-Status ValidateAllocationInfo(const std::string& plugin, const std::string& resource,
-                              const pb::ResourceAllocationInfo& info) {
-  if (!std::isfinite(info.allocated_quantity()) || info.allocated_quantity() < 0) {
-    return InvalidArgumentError(fmt::format(
-        "resource plugin {} returned allocated_quantity {} for {}: must be finite and >= 0", plugin,
-        info.allocated_quantity(), resource));
-  }
-  return Status::Ok();
-}
-
 }  // namespace
 
 struct Admission::Target {
@@ -327,8 +317,9 @@ Status Admission::CollectAllocations(
       }
       return responses[i].status();
     }
+    // FinishAllocate validated every entry (registry::ValidateAllocateAnswer): an invalid
+    // answer arrives here as an error, never as content.
     for (const auto& [resource, info] : responses[i]->allocation_result().resource_allocation()) {
-      QRM_RETURN_IF_ERROR(ValidateAllocationInfo(sent[i].resource, resource, info));
       result.allocation.resources[resource] = info;
     }
   }
