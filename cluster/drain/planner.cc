@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "cluster/drain/error_list.h"
+#include "cluster/drain/pod_affinity_json.h"
 #include "cluster/drain/simulation.h"
 
 namespace qrm::cluster::drain {
@@ -33,6 +35,10 @@ std::string_view FitFailureText(FitFailure f) {
     case FitFailure::kNodeSelector: return "node selector or affinity";
     case FitFailure::kTooManyPods: return "too many pods";
     case FitFailure::kResources: return "insufficient resources";
+    case FitFailure::kTopologySpread: return "topology spread constraints";
+    case FitFailure::kPodAffinity: return "pod affinity";
+    case FitFailure::kPodAntiAffinity: return "pod anti-affinity";
+    case FitFailure::kExistingAntiAffinity: return "existing pods' anti-affinity";
     case FitFailure::kNumaAdmission: return "refused by qrm's NUMA admission";
   }
   return "?";
@@ -137,6 +143,7 @@ void Planner::FindBeingDeleted() {
       if (node.node_group) --group_left_[*node.node_group];
       being_deleted_.push_back(i);
       excluded_[i] = 1;
+      sim_.RemoveNode(i);
     }
   }
 }
@@ -342,6 +349,7 @@ void Planner::Simulate(const Candidate& candidate) {
             [](const DrainPod* a, const DrainPod* b) { return HarderFirst(*a, *b); });
 
   sim_.Fork();
+  sim_.RemoveNode(node);
   excluded_[node] = 1;
   for (const DrainPod* pod : pods) {
     if (std::optional<size_t> pdb = sim_.TakeDisruption(*pod)) {
@@ -503,6 +511,15 @@ Status CheckOptions(const ClusterSnapshot& snapshot,
   return Status::Ok();
 }
 
+// The evicted pods of the state are placed like the snapshot's pods, so their affinity terms
+// must be readable against this snapshot too (a namespaceSelector needs its Namespaces).
+Status CheckEvictedPods(const ClusterSnapshot& snapshot, const PlannerState& state) {
+  ErrorList errors;
+  for (const RecentEviction& e : state.recent_evictions) CheckPodAffinity(snapshot, e.pod, &errors);
+  if (errors.empty()) return Status::Ok();
+  return errors.Result().WithContext("planner state: recentEvictions");
+}
+
 }  // namespace
 
 std::string_view NotDrainableKindName(NotDrainableKind kind) {
@@ -522,6 +539,7 @@ StatusOr<Plan> MakePlan(const ClusterSnapshot& snapshot,
                         const std::map<std::string, NumaNodeState>& numa,
                         const PlannerOptions& options, const PlannerState& state) {
   QRM_RETURN_IF_ERROR(CheckOptions(snapshot, numa, options));
+  QRM_RETURN_IF_ERROR(CheckEvictedPods(snapshot, state));
   return Planner(snapshot, numa, options, state).Run();
 }
 

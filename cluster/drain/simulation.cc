@@ -5,30 +5,6 @@
 namespace qrm::cluster::drain {
 namespace {
 
-// The taint the scheduler treats spec.unschedulable as (v1.TaintNodeUnschedulable).
-constexpr const char* kUnschedulableTaint = "node.kubernetes.io/unschedulable";
-
-bool Tolerates(const Toleration& t, const std::string& key, const std::string& value,
-               const std::string& effect) {
-  if (!t.effect.empty() && t.effect != effect) return false;
-  if (t.op == "Exists") return t.key.empty() || t.key == key;
-  return t.key == key && t.value == value;  // "Equal", the default
-}
-
-bool ToleratesTaint(const DrainPod& pod, const std::string& key, const std::string& value,
-                    const std::string& effect) {
-  for (const Toleration& t : pod.tolerations)
-    if (Tolerates(t, key, value, effect)) return true;
-  return false;
-}
-
-bool TermMatches(const NodeSelectorTerm& term, const std::map<std::string, std::string>& labels) {
-  if (term.match_expressions.empty()) return false;  // an empty term matches no node
-  for (const SelectorRequirement& r : term.match_expressions)
-    if (!RequirementMatches(r, labels)) return false;
-  return true;
-}
-
 bool Exceeds(int64_t used, int64_t request, int64_t allocatable) {
   return request > 0 && SatAdd(used, request) > allocatable;
 }
@@ -69,20 +45,15 @@ NumaContainerRequest ContainerRequestOf(const ContainerRequests& c) {
   return {c.name, c.requests.cpu_milli, c.requests.memory_bytes, c.requests.extended};
 }
 
-bool Terminal(const DrainPod& pod) {
-  return pod.phase == "Succeeded" || pod.phase == "Failed";
-}
-
-bool ToleratesUnschedulable(const DrainPod& pod, const DrainNode& node) {
-  return !node.unschedulable || ToleratesTaint(pod, kUnschedulableTaint, "", "NoSchedule");
-}
-
-bool ToleratesTaints(const DrainPod& pod, const DrainNode& node) {
-  for (const Taint& taint : node.taints) {
-    if (taint.effect != "NoSchedule" && taint.effect != "NoExecute") continue;
-    if (!ToleratesTaint(pod, taint.key, taint.value, taint.effect)) return false;
+FitFailure FailureOf(InterPodFailure f) {
+  switch (f) {
+    case InterPodFailure::kFits: return FitFailure::kFits;
+    case InterPodFailure::kPodAffinity: return FitFailure::kPodAffinity;
+    case InterPodFailure::kPodAntiAffinity: return FitFailure::kPodAntiAffinity;
+    case InterPodFailure::kExistingAntiAffinity: return FitFailure::kExistingAntiAffinity;
+    case InterPodFailure::kTopologySpread: return FitFailure::kTopologySpread;
   }
-  return true;
+  return FitFailure::kTopologySpread;
 }
 
 }  // namespace
@@ -100,30 +71,17 @@ NumaPodRequest NumaRequestOf(const DrainPod& pod) {
   return out;
 }
 
-bool ToleratesNode(const DrainPod& pod, const DrainNode& node) {
-  return ToleratesUnschedulable(pod, node) && ToleratesTaints(pod, node);
-}
-
-bool MatchesNodeSelection(const DrainPod& pod, const DrainNode& node) {
-  for (const auto& [key, value] : pod.node_selector) {
-    auto label = node.labels.find(key);
-    if (label == node.labels.end() || label->second != value) return false;
-  }
-  if (pod.required_affinity.empty()) return true;
-  for (const NodeSelectorTerm& term : pod.required_affinity)
-    if (TermMatches(term, node.labels)) return true;
-  return false;
-}
-
 Simulation::Simulation(const ClusterSnapshot& snapshot,
                        const std::map<std::string, NumaNodeState>& numa, bool numa_blind)
     : snapshot_(snapshot),
       numa_blind_(numa_blind),
       use_(snapshot.nodes.size()),
-      numa_(snapshot.nodes.size()) {
+      numa_(snapshot.nodes.size()),
+      locations_(snapshot),
+      inter_pod_(snapshot, locations_) {
   for (const DrainPod& pod : snapshot.pods) {
     auto node = snapshot.node_index.find(pod.node_name);
-    if (node == snapshot.node_index.end() || Terminal(pod)) continue;
+    if (node == snapshot.node_index.end() || pod.Terminal()) continue;
     AddRequests(use_[node->second].requested, pod.requests);
     ++use_[node->second].pods;
   }
@@ -146,6 +104,9 @@ void Simulation::Revert() {
       case Undo::Kind::kUse: use_[it->index] = std::move(it->use); break;
       case Undo::Kind::kNuma: numa_[it->index] = std::move(it->numa); break;
       case Undo::Kind::kPdb: pdb_remaining_[it->index] = it->remaining; break;
+      case Undo::Kind::kLocated: locations_.Remove(it->pod); break;
+      case Undo::Kind::kUnlocated: locations_.Add(it->pod, it->index); break;
+      case Undo::Kind::kRemovedNode: locations_.SetRemoved(it->index, false); break;
     }
   }
   undo_.clear();
@@ -175,6 +136,19 @@ void Simulation::SavePdb(size_t pdb) {
   undo.remaining = pdb_remaining_[pdb];
 }
 
+void Simulation::RemoveNode(size_t node) {
+  if (locations_.removed(node)) return;
+  locations_.SetRemoved(node, true);
+  if (forked_) undo_.emplace_back(Undo::Kind::kRemovedNode, node);
+  auto bound = snapshot_.pods_by_node.find(snapshot_.nodes[node].name);
+  if (bound == snapshot_.pods_by_node.end()) return;
+  for (size_t p : bound->second) {
+    const DrainPod* pod = &snapshot_.pods[p];
+    std::optional<size_t> was = locations_.Remove(pod);
+    if (was && forked_) undo_.emplace_back(Undo::Kind::kUnlocated, *was).pod = pod;
+  }
+}
+
 FitFailure Simulation::Fits(const DrainPod& pod, size_t node) const {
   const DrainNode& n = snapshot_.nodes[node];
   if (!ToleratesUnschedulable(pod, n)) return FitFailure::kUnschedulable;
@@ -182,7 +156,7 @@ FitFailure Simulation::Fits(const DrainPod& pod, size_t node) const {
   if (!MatchesNodeSelection(pod, n)) return FitFailure::kNodeSelector;
   if (use_[node].pods + 1 > n.allocatable_pods) return FitFailure::kTooManyPods;
   if (!ResourcesFit(pod.requests, use_[node], n)) return FitFailure::kResources;
-  return FitFailure::kFits;
+  return FailureOf(inter_pod_.Check(pod, node));
 }
 
 FitFailure Simulation::Place(const DrainPod& pod, size_t node,
@@ -203,6 +177,11 @@ FitFailure Simulation::Place(const DrainPod& pod, size_t node,
   SaveUse(node);
   AddRequests(use_[node].requested, pod.requests);
   ++use_[node].pods;
+  if (std::optional<size_t> was = locations_.Remove(&pod); was && forked_) {
+    undo_.emplace_back(Undo::Kind::kUnlocated, *was).pod = &pod;
+  }
+  locations_.Add(&pod, node);
+  if (forked_) undo_.emplace_back(Undo::Kind::kLocated, node).pod = &pod;
   return FitFailure::kFits;
 }
 

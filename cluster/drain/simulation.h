@@ -1,7 +1,8 @@
 // The drain planner's working copy of the cluster: what each node has left (resources, pod
-// slots, NUMA zones) and what each PDB still allows, with CA's ClusterSnapshot Fork / Revert /
-// Commit. Changes after Fork are recorded in an undo log, so a revert costs what the
-// simulation of one node changed, not a copy of the cluster.
+// slots, NUMA zones), where the pods that count for other pods' affinity and spread are, and
+// what each PDB still allows, with CA's ClusterSnapshot Fork / Revert / Commit. Changes after Fork
+// are recorded in an undo log, so a revert costs what the simulation of one node changed, not a
+// copy of the cluster.
 #pragma once
 
 #include <cstddef>
@@ -11,8 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "cluster/drain/node_selection.h"
 #include "cluster/drain/numa_admission.h"
 #include "cluster/drain/numa_state.h"
+#include "cluster/drain/pod_affinity.h"
 #include "cluster/drain/snapshot.h"
 
 namespace qrm::cluster::drain {
@@ -26,24 +29,22 @@ struct NodeUse {
 // Why a pod does not fit a node; kFits when it does.
 enum class FitFailure {
   kFits,
-  kUnschedulable,  // spec.unschedulable and no toleration for it
-  kTaint,          // a NoSchedule or NoExecute taint the pod does not tolerate
-  kNodeSelector,   // spec.nodeSelector or required node affinity
-  kTooManyPods,    // status.allocatable.pods reached
-  kResources,      // cpu, memory or an extended resource
-  kNumaAdmission,  // qrm's topology merge refuses (the kubelet would)
+  kUnschedulable,         // spec.unschedulable and no toleration for it
+  kTaint,                 // a NoSchedule or NoExecute taint the pod does not tolerate
+  kNodeSelector,          // spec.nodeSelector or required node affinity
+  kTooManyPods,           // status.allocatable.pods reached
+  kResources,             // cpu, memory or an extended resource
+  kTopologySpread,        // a DoNotSchedule topology spread constraint (pod_affinity.h)
+  kPodAffinity,           // a required pod affinity term
+  kPodAntiAffinity,       // a required pod anti-affinity term of the pod
+  kExistingAntiAffinity,  // a required anti-affinity term of a pod already there
+  kNumaAdmission,         // qrm's topology merge refuses (the kubelet would)
 };
 
 // qrm's admission request for a pod: QoS from katalyst.kubewharf.io/qos_level (none is
 // shared_cores, as Katalyst reads it), numa_binding from memory_enhancement, the containers'
 // requests.
 NumaPodRequest NumaRequestOf(const DrainPod& pod);
-
-// Whether the pod tolerates every NoSchedule / NoExecute taint of the node, and its
-// spec.unschedulable (the node.kubernetes.io/unschedulable taint the scheduler assumes).
-bool ToleratesNode(const DrainPod& pod, const DrainNode& node);
-// spec.nodeSelector and the required node affinity terms.
-bool MatchesNodeSelection(const DrainPod& pod, const DrainNode& node);
 
 class Simulation {
  public:
@@ -60,7 +61,12 @@ class Simulation {
   void Commit();
   bool forked() const { return forked_; }
 
-  // Scheduling checks without NUMA: selection, taints, pod slots, resources.
+  // The node leaves the cluster (a candidate, or a node being deleted): its pods no longer
+  // count for other pods' affinity and spread, and it is no topology domain.
+  void RemoveNode(size_t node);
+
+  // Scheduling checks without NUMA: selection, taints, pod slots, resources, then topology
+  // spread and inter-pod affinity.
   FitFailure Fits(const DrainPod& pod, size_t node) const;
   // Fits, then (unless NUMA-blind) qrm's admission on a node with NUMA state; on success the
   // pod's requests and NUMA takes are added to the node. *placement is set when admission ran.
@@ -79,13 +85,14 @@ class Simulation {
 
  private:
   struct Undo {
-    enum class Kind { kUse, kNuma, kPdb };
+    enum class Kind { kUse, kNuma, kPdb, kLocated, kUnlocated, kRemovedNode };
     Undo(Kind k, size_t i) : kind(k), index(i) {}
     Kind kind;
     size_t index;
     NodeUse use;
     std::optional<NumaNodeState> numa;
     int64_t remaining = 0;
+    const DrainPod* pod = nullptr;  // kLocated (undo: remove) and kUnlocated (undo: add back)
   };
 
   void SaveUse(size_t node);
@@ -98,6 +105,8 @@ class Simulation {
   std::vector<NodeUse> use_;
   std::vector<std::optional<NumaNodeState>> numa_;  // by node index
   std::vector<int64_t> pdb_remaining_;              // by PDB index
+  PodLocations locations_;
+  mutable InterPodCheck inter_pod_;  // counts cached per incoming pod
   bool forked_ = false;
   std::vector<Undo> undo_;
 };

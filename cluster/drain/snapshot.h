@@ -26,6 +26,8 @@ struct Taint {
   std::string key;
   std::string value;
   std::string effect;  // NoSchedule, PreferNoSchedule, NoExecute
+
+  bool operator==(const Taint&) const = default;
 };
 
 // A label or node selector requirement's operator. kUnknown keeps input we could not read so
@@ -37,6 +39,8 @@ struct SelectorRequirement {
   SelectorOp op = SelectorOp::kUnknown;
   std::string op_text;  // the operator as written, for errors
   std::vector<std::string> values;
+
+  bool operator==(const SelectorRequirement&) const = default;
 };
 
 struct DrainNode {
@@ -73,11 +77,53 @@ struct Toleration {
   std::string op;  // "Equal" (the default) or "Exists"
   std::string value;
   std::string effect;  // "" tolerates every effect
+
+  bool operator==(const Toleration&) const = default;
 };
 
 // spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[]
 struct NodeSelectorTerm {
   std::vector<SelectorRequirement> match_expressions;
+
+  bool operator==(const NodeSelectorTerm&) const = default;
+};
+
+// A metav1.LabelSelector: matchLabels and matchExpressions, all of which must hold.
+struct LabelSelector {
+  std::map<std::string, std::string> match_labels;
+  std::vector<SelectorRequirement> match_expressions;
+
+  bool operator==(const LabelSelector&) const = default;
+};
+
+// spec.affinity.podAffinity / podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[]
+// (matchLabelKeys and mismatchLabelKeys are not read: the API server merges them into
+// labelSelector when it admits the pod).
+struct PodAffinityTerm {
+  std::optional<LabelSelector> selector;  // labelSelector; absent matches no pod
+  std::vector<std::string> namespaces;    // namespaces
+  // namespaceSelector: absent selects no namespace beyond `namespaces`, empty selects all;
+  // both absent and `namespaces` empty mean the pod's own namespace.
+  std::optional<LabelSelector> namespace_selector;
+  std::string topology_key;  // topologyKey
+
+  bool operator==(const PodAffinityTerm&) const = default;
+};
+
+// spec.topologySpreadConstraints[]
+struct TopologySpreadConstraint {
+  int64_t max_skew = 0;                       // maxSkew
+  std::string topology_key;                   // topologyKey
+  std::string when_unsatisfiable;             // DoNotSchedule or ScheduleAnyway
+  std::optional<LabelSelector> selector;      // labelSelector; absent matches no pod
+  std::optional<int64_t> min_domains;         // minDomains
+  bool honor_node_affinity = true;            // nodeAffinityPolicy: Honor (default) or Ignore
+  bool honor_node_taints = false;             // nodeTaintsPolicy: Ignore (default) or Honor
+  std::string node_affinity_policy_text;      // as written, for errors ("" when absent)
+  std::string node_taints_policy_text;        // as written, for errors ("" when absent)
+  std::vector<std::string> match_label_keys;  // matchLabelKeys
+
+  bool operator==(const TopologySpreadConstraint&) const = default;
 };
 
 // spec.containers[] / spec.initContainers[]: a container's name and resources.requests.
@@ -109,24 +155,24 @@ struct DrainPod {
   std::map<std::string, std::string> node_selector;  // spec.nodeSelector
   std::vector<Toleration> tolerations;               // spec.tolerations
   std::vector<NodeSelectorTerm> required_affinity;   // ORed terms; empty: any node
-  bool is_mirror = false;       // annotation kubernetes.io/config.mirror present
-  std::string qos_level;        // annotation katalyst.kubewharf.io/qos_level
+  // spec.affinity.podAffinity / podAntiAffinity, the required terms (pod_affinity.h)
+  std::vector<PodAffinityTerm> pod_affinity;
+  std::vector<PodAffinityTerm> pod_anti_affinity;
+  std::vector<TopologySpreadConstraint> spread;  // spec.topologySpreadConstraints
+  bool is_mirror = false;                        // annotation kubernetes.io/config.mirror present
+  std::string qos_level;                         // annotation katalyst.kubewharf.io/qos_level
   bool numa_binding = false;    // katalyst.kubewharf.io/memory_enhancement numa_binding
   bool numa_exclusive = false;  // ... numa_exclusive
 
   std::string Key() const { return namespace_ + "/" + name; }
+  // Succeeded or Failed: it holds nothing and no scheduler filter counts it.
+  bool Terminal() const { return phase == "Succeeded" || phase == "Failed"; }
   // The owner reference with controller: true, or null.
   const OwnerReference* Controller() const {
     for (const OwnerReference& o : owners)
       if (o.controller) return &o;
     return nullptr;
   }
-};
-
-// A metav1.LabelSelector: matchLabels and matchExpressions, all of which must hold.
-struct LabelSelector {
-  std::map<std::string, std::string> match_labels;
-  std::vector<SelectorRequirement> match_expressions;
 };
 
 // Whether `labels` satisfy one requirement (Gt/Lt compare integers, as node selectors do).
@@ -157,6 +203,9 @@ struct ClusterSnapshot {
   // the replica-count rule; kubectl's pod, node and PDB lists do not carry it, so it is empty
   // unless a caller fills it.
   std::map<std::string, int64_t> controller_replicas;
+  // Namespace name -> metadata.labels, for the namespaceSelector of pod affinity terms; empty
+  // unless the input lists Namespaces.
+  std::map<std::string, std::map<std::string, std::string>> namespaces;
 
   // Indexes into the vectors above; Reindex() rebuilds them after the vectors change.
   std::map<std::string, size_t> node_index;                 // node name

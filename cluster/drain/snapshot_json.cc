@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 
 #include "cluster/drain/error_list.h"
+#include "cluster/drain/pod_affinity_json.h"
+#include "cluster/drain/selector_json.h"
 #include "cluster/objects/json_io.h"
 #include "cluster/objects/object_meta.h"
 #include "common/log.h"
@@ -89,45 +91,6 @@ Status ReadPodRequests(const Field& spec, DrainPod* pod) {
   if (overhead) QRM_RETURN_IF_ERROR(ReadResourceList(*overhead, &sum, nullptr));
   pod->requests = std::move(sum);
   return Status::Ok();
-}
-
-SelectorOp ParseOp(std::string_view op) {
-  if (op == "In") return SelectorOp::kIn;
-  if (op == "NotIn") return SelectorOp::kNotIn;
-  if (op == "Exists") return SelectorOp::kExists;
-  if (op == "DoesNotExist") return SelectorOp::kDoesNotExist;
-  if (op == "Gt") return SelectorOp::kGt;
-  if (op == "Lt") return SelectorOp::kLt;
-  return SelectorOp::kUnknown;
-}
-
-// One matchExpressions entry; the operator is checked by Validate, where the context (label
-// selector or node selector) says which operators are allowed.
-StatusOr<SelectorRequirement> ReadRequirement(const Field& f) {
-  SelectorRequirement r;
-  QRM_RETURN_IF_ERROR(json::ReadString(f, "key", &r.key));
-  QRM_RETURN_IF_ERROR(json::ReadString(f, "operator", &r.op_text));
-  r.op = ParseOp(r.op_text);
-  QRM_ASSIGN_OR_RETURN(std::optional<Field> values, json::Member(f, "values"));
-  if (values) {
-    QRM_RETURN_IF_ERROR(json::ForEachItem(*values, [&](const Field& v) -> Status {
-      QRM_ASSIGN_OR_RETURN(std::string s, json::String(v));
-      r.values.push_back(std::move(s));
-      return Status::Ok();
-    }));
-  }
-  return r;
-}
-
-Status ReadRequirements(const Field& object, const char* key,
-                        std::vector<SelectorRequirement>* out) {
-  QRM_ASSIGN_OR_RETURN(std::optional<Field> list, json::Member(object, key));
-  if (!list) return Status::Ok();
-  return json::ForEachItem(*list, [&](const Field& f) -> Status {
-    QRM_ASSIGN_OR_RETURN(SelectorRequirement r, ReadRequirement(f));
-    out->push_back(std::move(r));
-    return Status::Ok();
-  });
 }
 
 // Reads the object's metadata; `kind` and the item's apiVersion are checked.
@@ -291,7 +254,8 @@ Status ReadPodSpec(const Field& spec, DrainPod* pod) {
   QRM_RETURN_IF_ERROR(ReadVolumes(spec, &pod->volumes));
   QRM_RETURN_IF_ERROR(json::ReadStringMap(spec, "nodeSelector", &pod->node_selector));
   QRM_RETURN_IF_ERROR(ReadTolerations(spec, &pod->tolerations));
-  return ReadRequiredAffinity(spec, &pod->required_affinity);
+  QRM_RETURN_IF_ERROR(ReadRequiredAffinity(spec, &pod->required_affinity));
+  return ReadPodAffinity(spec, pod);
 }
 
 Status ReadPodFields(const Field& item, DrainPod* pod) {
@@ -327,13 +291,7 @@ StatusOr<DrainPod> DecodePod(const Field& item) {
 Status ReadPdbFields(const Field& item, DrainPdb* pdb) {
   QRM_ASSIGN_OR_RETURN(std::optional<Field> spec, json::Member(item, "spec"));
   if (spec) {
-    QRM_ASSIGN_OR_RETURN(std::optional<Field> selector, json::Member(*spec, "selector"));
-    if (selector) {
-      LabelSelector s;
-      QRM_RETURN_IF_ERROR(json::ReadStringMap(*selector, "matchLabels", &s.match_labels));
-      QRM_RETURN_IF_ERROR(ReadRequirements(*selector, "matchExpressions", &s.match_expressions));
-      pdb->selector = std::move(s);
-    }
+    QRM_RETURN_IF_ERROR(ReadLabelSelector(*spec, "selector", &pdb->selector));
   }
   QRM_ASSIGN_OR_RETURN(std::optional<Field> status, json::Member(item, "status"));
   if (status) {
@@ -393,6 +351,15 @@ Status DecodeReplicaCount(const Field& item, const std::string& kind, ClusterSna
   return Status::Ok();
 }
 
+// A Namespace's labels, for the namespaceSelector of pod affinity terms.
+Status DecodeNamespace(const Field& item, ClusterSnapshot* snapshot) {
+  QRM_ASSIGN_OR_RETURN(ObjectMeta meta, ReadMeta(item, "Namespace", "v1"));
+  if (!snapshot->namespaces.emplace(meta.name, std::move(meta.labels)).second) {
+    return InvalidArgumentError(fmt::format("namespace {}: listed twice", meta.name));
+  }
+  return Status::Ok();
+}
+
 // One item of a list; `kind` is the list's item kind, or "" for a `kind: List`.
 Status DecodeItem(const Field& item, std::string kind, const DecodeOptions& options,
                   ClusterSnapshot* snapshot) {
@@ -408,10 +375,12 @@ Status DecodeItem(const Field& item, std::string kind, const DecodeOptions& opti
     snapshot->pdbs.push_back(std::move(pdb));
   } else if (kind == "ReplicaSet" || kind == "ReplicationController") {
     QRM_RETURN_IF_ERROR(DecodeReplicaCount(item, kind, snapshot));
+  } else if (kind == "Namespace") {
+    QRM_RETURN_IF_ERROR(DecodeNamespace(item, snapshot));
   } else if (kind != kNodeResourceTopologyKind && !IgnoredKind(kind)) {
     return InvalidArgumentError(fmt::format(
-        "kind: {} is not Node, Pod, PodDisruptionBudget, ReplicaSet, ReplicationController or "
-        "NodeResourceTopology",
+        "kind: {} is not Node, Pod, PodDisruptionBudget, ReplicaSet, ReplicationController, "
+        "Namespace or NodeResourceTopology",
         Quote(kind)));
   }
   return Status::Ok();
@@ -421,7 +390,7 @@ Status DecodeItem(const Field& item, std::string kind, const DecodeOptions& opti
 std::optional<std::string> ItemKind(std::string_view list_kind) {
   if (list_kind == "List") return "";
   for (std::string_view k :
-       {"Node", "Pod", "PodDisruptionBudget", "ReplicaSet", "ReplicationController"}) {
+       {"Node", "Pod", "PodDisruptionBudget", "ReplicaSet", "ReplicationController", "Namespace"}) {
     if (list_kind == std::string(k) + "List") return std::string(k);
   }
   return std::nullopt;
@@ -460,39 +429,6 @@ void DecodeInto(const SnapshotDocument& document, const DecodeOptions& options,
   errors->Add(s.WithContext(document.name));
 }
 
-std::string_view OpAllowedText(bool node_selector) {
-  return node_selector ? "In, NotIn, Exists, DoesNotExist, Gt or Lt"
-                       : "In, NotIn, Exists or DoesNotExist";
-}
-
-// The checks of metav1.LabelSelector and core/v1 NodeSelectorRequirement validation.
-Status CheckRequirement(const SelectorRequirement& r, bool node_selector) {
-  bool comparison = r.op == SelectorOp::kGt || r.op == SelectorOp::kLt;
-  if (r.op == SelectorOp::kUnknown || (comparison && !node_selector)) {
-    return InvalidArgumentError(
-        fmt::format("operator: {} is not {}", Quote(r.op_text), OpAllowedText(node_selector)));
-  }
-  bool set = r.op == SelectorOp::kIn || r.op == SelectorOp::kNotIn;
-  if (set && r.values.empty()) {
-    return InvalidArgumentError(fmt::format("values: {} needs at least one value", r.op_text));
-  }
-  if (!set && !comparison && !r.values.empty()) {
-    return InvalidArgumentError(fmt::format("values: {} takes no values", r.op_text));
-  }
-  if (comparison && r.values.size() != 1) {
-    return InvalidArgumentError(fmt::format("values: {} takes exactly one value", r.op_text));
-  }
-  return Status::Ok();
-}
-
-void CheckRequirements(const std::vector<SelectorRequirement>& list, bool node_selector,
-                       const std::string& path, ErrorList* errors, const std::string& object) {
-  for (size_t i = 0; i < list.size(); ++i) {
-    errors->Add(CheckRequirement(list[i], node_selector)
-                    .WithContext(fmt::format("{}: {}[{}]", object, path, i)));
-  }
-}
-
 void CheckPod(const ClusterSnapshot& snapshot, const DrainPod& pod, ErrorList* errors) {
   std::string object = "pod " + pod.Key();
   if (!pod.node_name.empty() && snapshot.FindNode(pod.node_name) == nullptr) {
@@ -507,6 +443,7 @@ void CheckPod(const ClusterSnapshot& snapshot, const DrainPod& pod, ErrorList* e
                                   t),
                       errors, object);
   }
+  CheckPodAffinity(snapshot, pod, errors);
 }
 
 template <typename T>

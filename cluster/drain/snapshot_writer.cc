@@ -124,6 +124,16 @@ void Requirements(Writer& w, const std::vector<SelectorRequirement>& list) {
   w.EndArray();
 }
 
+// A metav1.LabelSelector under `key`; nothing when absent (absent and empty differ).
+void Selector(Writer& w, std::string_view key, const std::optional<LabelSelector>& selector) {
+  if (!selector) return;
+  WriteKey(w, key);
+  w.StartObject();
+  WriteStringMapIfSet(w, "matchLabels", selector->match_labels);
+  if (!selector->match_expressions.empty()) Requirements(w, selector->match_expressions);
+  w.EndObject();
+}
+
 // --- nodes ----------------------------------------------------------------------------------
 
 void NodeMetadata(Writer& w, const DrainNode& node) {
@@ -280,10 +290,7 @@ void Tolerations(Writer& w, const std::vector<Toleration>& tolerations) {
   w.EndArray();
 }
 
-void RequiredAffinity(Writer& w, const std::vector<NodeSelectorTerm>& terms) {
-  if (terms.empty()) return;
-  WriteKey(w, "affinity");
-  w.StartObject();
+void NodeAffinity(Writer& w, const std::vector<NodeSelectorTerm>& terms) {
   WriteKey(w, "nodeAffinity");
   w.StartObject();
   WriteKey(w, "requiredDuringSchedulingIgnoredDuringExecution");
@@ -298,7 +305,71 @@ void RequiredAffinity(Writer& w, const std::vector<NodeSelectorTerm>& terms) {
   w.EndArray();
   w.EndObject();
   w.EndObject();
+}
+
+void PodAffinityTerms(Writer& w, std::string_view kind, const std::vector<PodAffinityTerm>& terms) {
+  WriteKey(w, kind);
+  w.StartObject();
+  WriteKey(w, "requiredDuringSchedulingIgnoredDuringExecution");
+  w.StartArray();
+  for (const PodAffinityTerm& term : terms) {
+    w.StartObject();
+    Selector(w, "labelSelector", term.selector);
+    if (!term.namespaces.empty()) {
+      WriteKey(w, "namespaces");
+      w.StartArray();
+      for (const std::string& ns : term.namespaces) WriteStringValue(w, ns);
+      w.EndArray();
+    }
+    WriteString(w, "topologyKey", term.topology_key);
+    Selector(w, "namespaceSelector", term.namespace_selector);
+    w.EndObject();
+  }
+  w.EndArray();
   w.EndObject();
+}
+
+// spec.affinity: the required node affinity and the required pod (anti-)affinity terms.
+void Affinity(Writer& w, const DrainPod& pod) {
+  if (pod.required_affinity.empty() && pod.pod_affinity.empty() && pod.pod_anti_affinity.empty()) {
+    return;
+  }
+  WriteKey(w, "affinity");
+  w.StartObject();
+  if (!pod.required_affinity.empty()) NodeAffinity(w, pod.required_affinity);
+  if (!pod.pod_affinity.empty()) PodAffinityTerms(w, "podAffinity", pod.pod_affinity);
+  if (!pod.pod_anti_affinity.empty()) {
+    PodAffinityTerms(w, "podAntiAffinity", pod.pod_anti_affinity);
+  }
+  w.EndObject();
+}
+
+void SpreadConstraints(Writer& w, const std::vector<TopologySpreadConstraint>& constraints) {
+  if (constraints.empty()) return;
+  WriteKey(w, "topologySpreadConstraints");
+  w.StartArray();
+  for (const TopologySpreadConstraint& c : constraints) {
+    w.StartObject();
+    WriteKey(w, "maxSkew");
+    w.Int64(c.max_skew);
+    WriteString(w, "topologyKey", c.topology_key);
+    WriteString(w, "whenUnsatisfiable", c.when_unsatisfiable);
+    Selector(w, "labelSelector", c.selector);
+    if (c.min_domains) {
+      WriteKey(w, "minDomains");
+      w.Int64(*c.min_domains);
+    }
+    WriteStringIfSet(w, "nodeAffinityPolicy", c.node_affinity_policy_text);
+    WriteStringIfSet(w, "nodeTaintsPolicy", c.node_taints_policy_text);
+    if (!c.match_label_keys.empty()) {
+      WriteKey(w, "matchLabelKeys");
+      w.StartArray();
+      for (const std::string& key : c.match_label_keys) WriteStringValue(w, key);
+      w.EndArray();
+    }
+    w.EndObject();
+  }
+  w.EndArray();
 }
 
 void PodSpec(Writer& w, const DrainPod& pod) {
@@ -320,7 +391,8 @@ void PodSpec(Writer& w, const DrainPod& pod) {
   Volumes(w, pod.volumes);
   WriteStringMapIfSet(w, "nodeSelector", pod.node_selector);
   Tolerations(w, pod.tolerations);
-  RequiredAffinity(w, pod.required_affinity);
+  Affinity(w, pod);
+  SpreadConstraints(w, pod.spread);
   w.EndObject();
 }
 
@@ -351,15 +423,7 @@ void WritePdb(Writer& w, const DrainPdb& pdb) {
   WriteKey(w, "spec");
   w.StartObject();
   // Absent, not empty: policy/v1 reads an absent selector as matching no pod.
-  if (pdb.selector) {
-    WriteKey(w, "selector");
-    w.StartObject();
-    WriteStringMapIfSet(w, "matchLabels", pdb.selector->match_labels);
-    if (!pdb.selector->match_expressions.empty()) {
-      Requirements(w, pdb.selector->match_expressions);
-    }
-    w.EndObject();
-  }
+  Selector(w, "selector", pdb.selector);
   w.EndObject();
   WriteKey(w, "status");
   w.StartObject();
@@ -368,8 +432,6 @@ void WritePdb(Writer& w, const DrainPdb& pdb) {
   w.EndObject();
   w.EndObject();
 }
-
-}  // namespace
 
 // controller_replicas keys are "namespace/Kind/name": a ReplicaSet or ReplicationController
 // with only its replica count (what the decoder keeps of it).
@@ -393,6 +455,22 @@ void WriteController(Writer& w, const std::string& key, int64_t replicas) {
   w.EndObject();
 }
 
+// A Namespace with its labels (what the decoder keeps of it).
+void WriteNamespace(Writer& w, const std::string& name,
+                    const std::map<std::string, std::string>& labels) {
+  w.StartObject();
+  WriteString(w, "apiVersion", "v1");
+  WriteString(w, "kind", "Namespace");
+  WriteKey(w, "metadata");
+  w.StartObject();
+  WriteString(w, "name", name);
+  WriteStringMapIfSet(w, "labels", labels);
+  w.EndObject();
+  w.EndObject();
+}
+
+}  // namespace
+
 std::string WriteSnapshotJson(const ClusterSnapshot& snapshot) {
   rapidjson::StringBuffer buffer;
   Writer w(buffer);
@@ -406,6 +484,7 @@ std::string WriteSnapshotJson(const ClusterSnapshot& snapshot) {
   for (const DrainPdb& pdb : snapshot.pdbs) WritePdb(w, pdb);
   for (const auto& [key, replicas] : snapshot.controller_replicas)
     WriteController(w, key, replicas);
+  for (const auto& [name, labels] : snapshot.namespaces) WriteNamespace(w, name, labels);
   w.EndArray();
   w.EndObject();
   return std::string(buffer.GetString(), buffer.GetSize());

@@ -20,8 +20,9 @@
 namespace qrm::cluster::drain {
 
 // One `{"apiVersion":"v1","kind":"List","items":[...]}` with the nodes, then the pods, then
-// the PodDisruptionBudgets (policy/v1), each in snapshot order. controller_replicas is not
-// written: kubectl's lists do not carry it either.
+// the PodDisruptionBudgets (policy/v1), each in snapshot order, then the ReplicaSets and
+// ReplicationControllers of controller_replicas (their replica counts) and the Namespaces
+// (their labels).
 std::string WriteSnapshotJson(const ClusterSnapshot& snapshot);
 
 // One Pod object (kind and apiVersion included).

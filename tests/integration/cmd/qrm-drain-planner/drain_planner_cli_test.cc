@@ -184,6 +184,8 @@ struct LiveCluster {
                                                      .kind = "ReplicationController",
                                                      .api_version = "v1",
                                                      .namespaced = true}};
+  testing::ObjectCollection namespaces{
+      server, {.path = "/api/v1/namespaces", .kind = "Namespace", .api_version = "v1"}};
   testing::ObjectCollection topologies{
       server,
       {.path = "/apis/topology.node.k8s.io/v1alpha2/noderesourcetopologies",

@@ -82,6 +82,9 @@ void CheckPodSpec(const DrainPod& a, const DrainPod& b) {
     CheckRequirements(a.required_affinity[i].match_expressions,
                       b.required_affinity[i].match_expressions);
   }
+  CHECK(a.pod_affinity == b.pod_affinity);
+  CHECK(a.pod_anti_affinity == b.pod_anti_affinity);
+  CHECK(a.spread == b.spread);
 }
 
 void CheckPod(const DrainPod& a, const DrainPod& b) {
@@ -126,6 +129,8 @@ void CheckSnapshot(const ClusterSnapshot& a, const ClusterSnapshot& b) {
   for (size_t i = 0; i < a.nodes.size(); ++i) CheckNode(a.nodes[i], b.nodes[i]);
   for (size_t i = 0; i < a.pods.size(); ++i) CheckPod(a.pods[i], b.pods[i]);
   for (size_t i = 0; i < a.pdbs.size(); ++i) CheckPdb(a.pdbs[i], b.pdbs[i]);
+  CHECK(a.namespaces == b.namespaces);
+  CHECK(a.controller_replicas == b.controller_replicas);
 }
 
 // Written, read back with the same options, and compared field by field.
@@ -140,6 +145,40 @@ ClusterSnapshot RoundTrip(const ClusterSnapshot& s, const DecodeOptions& options
 SelectorRequirement Req(std::string key, SelectorOp op, std::string op_text,
                         std::vector<std::string> values = {}) {
   return {std::move(key), op, std::move(op_text), std::move(values)};
+}
+
+// Pod affinity terms with and without selectors and namespaces, spread constraints with and
+// without their optional fields.
+void AddInterPodFields(DrainPod& pod) {
+  PodAffinityTerm cache;
+  cache.selector = LabelSelector{{{"app", "cache"}}, {Req("tier", SelectorOp::kIn, "In", {"hot"})}};
+  cache.namespaces = {"cache", "ns"};
+  cache.topology_key = "zone";
+  PodAffinityTerm anyone;
+  anyone.namespace_selector = LabelSelector{};
+  anyone.topology_key = "kubernetes.io/hostname";
+  PodAffinityTerm team;
+  team.selector = LabelSelector{};
+  team.namespace_selector = LabelSelector{{{"team", "a"}}, {}};
+  team.topology_key = "rack";
+  pod.pod_affinity = {cache};
+  pod.pod_anti_affinity = {anyone, team};
+  TopologySpreadConstraint full;
+  full.max_skew = 2;
+  full.topology_key = "zone";
+  full.when_unsatisfiable = "DoNotSchedule";
+  full.selector = LabelSelector{{{"app", "app"}}, {}};
+  full.min_domains = 3;
+  full.honor_node_affinity = false;
+  full.node_affinity_policy_text = "Ignore";
+  full.honor_node_taints = true;
+  full.node_taints_policy_text = "Honor";
+  full.match_label_keys = {"pod-template-hash"};
+  TopologySpreadConstraint bare;
+  bare.max_skew = 1;
+  bare.topology_key = "kubernetes.io/hostname";
+  bare.when_unsatisfiable = "ScheduleAnyway";
+  pod.spread = {full, bare};
 }
 
 // What the fixtures lack: every volume kind, an absent and an empty PDB selector, a request
@@ -186,6 +225,7 @@ ClusterSnapshot HandBuilt() {
   pod.required_affinity = {
       {{Req("cores", SelectorOp::kGt, "Gt", {"8"}), Req("mem", SelectorOp::kLt, "Lt", {"9"})}},
       {{Req("zone", SelectorOp::kNotIn, "NotIn", {"a", "b"})}}};
+  AddInterPodFields(pod);
   s.pods.push_back(pod);
 
   DrainPod bare;  // no containers: the whole request is overhead
@@ -200,6 +240,7 @@ ClusterSnapshot HandBuilt() {
   some.selector->match_expressions = {Req("tier", SelectorOp::kIn, "In", {"web"}),
                                       Req("gone", SelectorOp::kDoesNotExist, "DoesNotExist")};
   s.pdbs = {none, all, some};
+  s.namespaces = {{"ns", {{"team", "a"}}}, {"cache", {}}};
   s.Reindex();
   return s;
 }
@@ -257,6 +298,7 @@ TEST_CASE("one pod written alone reads back as a list of one") {
   CHECK(json.rfind(R"({"apiVersion":"v1","kind":"Pod",)", 0) == 0);
   ClusterSnapshot with_node;
   with_node.nodes = s.nodes;
+  with_node.namespaces = s.namespaces;  // its anti-affinity selects namespaces by label
   ClusterSnapshot back = MustDecode({{"nodes.json", WriteSnapshotJson(with_node)}, {"pod", json}});
   REQUIRE(back.pods.size() == 1);
   CheckPod(s.pods[0], back.pods[0]);

@@ -1,0 +1,30 @@
+// Reading and checking label and node selectors in the drain planner's input: the
+// matchExpressions of metav1.LabelSelector and core/v1 NodeSelectorTerm, shared by the snapshot
+// decoder (PDBs, node affinity) and the pod affinity decoder.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cluster/drain/error_list.h"
+#include "cluster/drain/snapshot.h"
+#include "cluster/objects/json_io.h"
+#include "common/status.h"
+
+namespace qrm::cluster::drain {
+
+// object.<key>[]: matchExpressions entries; the operators are checked by CheckRequirements.
+Status ReadRequirements(const json::Field& object, const char* key,
+                        std::vector<SelectorRequirement>* out);
+// object.<key>: a metav1.LabelSelector, left unset when absent or null.
+Status ReadLabelSelector(const json::Field& object, const char* key,
+                         std::optional<LabelSelector>* out);
+
+// The checks of metav1.LabelSelector (node_selector false: In, NotIn, Exists, DoesNotExist)
+// and core/v1 NodeSelectorRequirement validation (also Gt, Lt). Each error is prefixed
+// "<object>: <path>[i]".
+void CheckRequirements(const std::vector<SelectorRequirement>& list, bool node_selector,
+                       const std::string& path, ErrorList* errors, const std::string& object);
+
+}  // namespace qrm::cluster::drain
