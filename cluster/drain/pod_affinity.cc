@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <set>
+#include <string_view>
 
 #include "cluster/drain/node_selection.h"
 
@@ -20,19 +21,15 @@ std::optional<std::vector<std::string>> ScanNamespaces(const PodAffinityTerm& te
   return term.namespaces;
 }
 
-// Calls visit(pod, node) for the located pods of `namespaces` (nullopt: of every namespace).
-template <typename Visit>
-void ForEachLocated(const PodLocations& locations,
-                    const std::optional<std::vector<std::string>>& namespaces, Visit visit) {
-  if (!namespaces) {
-    for (const auto& [ns, located] : locations.by_namespace())
-      for (const auto& [pod, node] : located) visit(*pod, node);
-    return;
-  }
+// Calls visit(pod, node) for located pods of `namespaces` (nullopt: of every namespace) that
+// may match `selector`.
+void ForEachCandidate(const PodLocations& locations,
+                      const std::optional<std::vector<std::string>>& namespaces,
+                      const std::optional<LabelSelector>& selector,
+                      const PodLocations::Visit& visit) {
+  if (!namespaces) return locations.ForEachCandidate(nullptr, selector, visit);
   for (const std::string& ns : std::set<std::string>(namespaces->begin(), namespaces->end())) {
-    if (const PodLocations::Located* located = locations.InNamespace(ns)) {
-      for (const auto& [pod, node] : *located) visit(*pod, node);
-    }
+    locations.ForEachCandidate(&ns, selector, visit);
   }
 }
 
@@ -89,68 +86,6 @@ bool TermSelects(const PodAffinityTerm& term, const std::string& owner_namespace
                          ns == snapshot.namespaces.end() ? kNoLabels : ns->second);
 }
 
-PodLocations::PodLocations(const ClusterSnapshot& snapshot) : removed_(snapshot.nodes.size(), 0) {
-  for (const DrainPod& pod : snapshot.pods) {
-    auto node = snapshot.node_index.find(pod.node_name);
-    if (node != snapshot.node_index.end() && !pod.Terminal()) Add(&pod, node->second);
-  }
-}
-
-std::vector<std::string> PodLocations::AntiAffinityKeys(const DrainPod& pod) {
-  std::set<std::string> keys;
-  for (const PodAffinityTerm& term : pod.pod_anti_affinity) {
-    if (std::optional<std::vector<std::string>> ns = ScanNamespaces(term, pod.namespace_)) {
-      keys.insert(ns->begin(), ns->end());
-    } else {
-      keys.insert("");  // no namespace is called ""
-    }
-  }
-  return {keys.begin(), keys.end()};
-}
-
-void PodLocations::Add(const DrainPod* pod, size_t node) {
-  by_namespace_[pod->namespace_][pod] = node;
-  for (const std::string& key : AntiAffinityKeys(*pod)) anti_affine_[key][pod] = node;
-  ++generation_;
-}
-
-std::optional<size_t> PodLocations::Remove(const DrainPod* pod) {
-  auto ns = by_namespace_.find(pod->namespace_);
-  if (ns == by_namespace_.end()) return std::nullopt;
-  auto it = ns->second.find(pod);
-  if (it == ns->second.end()) return std::nullopt;
-  const size_t node = it->second;
-  ns->second.erase(it);
-  if (ns->second.empty()) by_namespace_.erase(ns);
-  for (const std::string& key : AntiAffinityKeys(*pod)) {
-    auto bucket = anti_affine_.find(key);
-    if (bucket == anti_affine_.end()) continue;
-    bucket->second.erase(pod);
-    if (bucket->second.empty()) anti_affine_.erase(bucket);
-  }
-  ++generation_;
-  return node;
-}
-
-const PodLocations::Located* PodLocations::InNamespace(const std::string& ns) const {
-  auto it = by_namespace_.find(ns);
-  return it == by_namespace_.end() ? nullptr : &it->second;
-}
-
-void PodLocations::ForEachAntiAffine(
-    const std::string& ns, const std::function<void(const DrainPod&, size_t)>& visit) const {
-  auto own = anti_affine_.find(ns);
-  if (own != anti_affine_.end()) {
-    for (const auto& [pod, node] : own->second) visit(*pod, node);
-  }
-  auto any = anti_affine_.find("");
-  if (any == anti_affine_.end()) return;
-  for (const auto& [pod, node] : any->second) {
-    // Indexed under both: visited once.
-    if (own == anti_affine_.end() || !own->second.count(pod)) visit(*pod, node);
-  }
-}
-
 InterPodCheck::InterPodCheck(const ClusterSnapshot& snapshot, const PodLocations& locations)
     : snapshot_(snapshot), locations_(locations) {}
 
@@ -161,7 +96,7 @@ InterPodFailure InterPodCheck::Check(const DrainPod& pod, size_t node) {
   }
   if (!counted_for_.Matches(pod, locations_.generation())) Recount(pod);
   const DrainNode& n = snapshot_.nodes[node];
-  if (!SpreadSatisfied(n)) return InterPodFailure::kTopologySpread;
+  if (!SpreadSatisfied(node)) return InterPodFailure::kTopologySpread;
   if (!AffinitySatisfied(pod, n)) return InterPodFailure::kPodAffinity;
   for (const PodAffinityTerm& term : pod.pod_anti_affinity) {
     const std::string* value = LabelOf(n, term.topology_key);
@@ -211,25 +146,32 @@ void InterPodCheck::Recount(const DrainPod& pod) {
 // every term; it then counts in each term's domain of its node.
 void InterPodCheck::CountAffinity(const DrainPod& pod) {
   if (pod.pod_affinity.empty()) return;
-  // A pod matching every term is in the namespaces of any one term: scan the narrowest.
-  std::optional<std::vector<std::string>> scan;
+  // A pod matching every term is in the namespaces of any one term and matches its selector:
+  // scan the first term with namespaces of its own.
+  const PodAffinityTerm* scan = &pod.pod_affinity.front();
   for (const PodAffinityTerm& term : pod.pod_affinity) {
-    if ((scan = ScanNamespaces(term, pod.namespace_))) break;
-  }
-  ForEachLocated(locations_, scan, [&](const DrainPod& other, size_t at) {
-    if (!SelectsAll(pod.pod_affinity, pod.namespace_, other, snapshot_)) return;
-    for (const PodAffinityTerm& term : pod.pod_affinity) {
-      if (const std::string* value = LabelOf(snapshot_.nodes[at], term.topology_key)) {
-        ++affinity_[term.topology_key][*value];
-      }
+    if (!term.namespace_selector) {
+      scan = &term;
+      break;
     }
-  });
+  }
+  ForEachCandidate(
+      locations_, ScanNamespaces(*scan, pod.namespace_), scan->selector,
+      [&](const DrainPod& other, size_t at) {
+        if (!SelectsAll(pod.pod_affinity, pod.namespace_, other, snapshot_)) return;
+        for (const PodAffinityTerm& term : pod.pod_affinity) {
+          if (const std::string* value = LabelOf(snapshot_.nodes[at], term.topology_key)) {
+            ++affinity_[term.topology_key][*value];
+          }
+        }
+      });
 }
 
 void InterPodCheck::CountAntiAffinity(const DrainPod& pod) {
   for (const PodAffinityTerm& term : pod.pod_anti_affinity) {
-    ForEachLocated(
-        locations_, ScanNamespaces(term, pod.namespace_), [&](const DrainPod& other, size_t at) {
+    ForEachCandidate(
+        locations_, ScanNamespaces(term, pod.namespace_), term.selector,
+        [&](const DrainPod& other, size_t at) {
           if (!TermSelects(term, pod.namespace_, other, snapshot_)) return;
           if (const std::string* value = LabelOf(snapshot_.nodes[at], term.topology_key)) {
             ++anti_affinity_[term.topology_key][*value];
@@ -239,7 +181,7 @@ void InterPodCheck::CountAntiAffinity(const DrainPod& pod) {
 }
 
 void InterPodCheck::CountExistingAntiAffinity(const DrainPod& pod) {
-  locations_.ForEachAntiAffine(pod.namespace_, [&](const DrainPod& other, size_t at) {
+  locations_.ForEachAntiAffineCandidate(pod, [&](const DrainPod& other, size_t at) {
     for (const PodAffinityTerm& term : other.pod_anti_affinity) {
       if (!TermSelects(term, other.namespace_, pod, snapshot_)) continue;
       if (const std::string* value = LabelOf(snapshot_.nodes[at], term.topology_key)) {
@@ -247,6 +189,44 @@ void InterPodCheck::CountExistingAntiAffinity(const DrainPod& pod) {
       }
     }
   });
+}
+
+const InterPodCheck::Domains& InterPodCheck::DomainsOf(const std::string& key) {
+  auto [it, added] = domains_.try_emplace(key);
+  if (!added) return it->second;
+  std::map<std::string_view, int> ids;
+  Domains& d = it->second;
+  d.of_node.reserve(snapshot_.nodes.size());
+  for (const DrainNode& node : snapshot_.nodes) {
+    const std::string* value = LabelOf(node, key);
+    d.of_node.push_back(value == nullptr ? -1 : ids.emplace(*value, ids.size()).first->second);
+  }
+  d.count = ids.size();
+  return d;
+}
+
+// A node counts for a constraint when it carries every DoNotSchedule constraint's key and
+// passes the constraint's node inclusion policies.
+const std::vector<char>& InterPodCheck::StaticEligibility(const DrainPod& pod,
+                                                          const TopologySpreadConstraint& c) {
+  EligibilityKey key{spread_keys_, {}, {}, {}, c.honor_node_taints};
+  if (c.honor_node_affinity) {
+    key.node_selector = pod.node_selector;
+    key.required_affinity = pod.required_affinity;
+  }
+  if (c.honor_node_taints) key.tolerations = pod.tolerations;
+  auto [it, added] = eligibility_.try_emplace(std::move(key));
+  if (!added) return it->second;
+  std::vector<char>& eligible = it->second;
+  eligible.assign(snapshot_.nodes.size(), 0);
+  for (size_t i = 0; i < snapshot_.nodes.size(); ++i) {
+    const DrainNode& n = snapshot_.nodes[i];
+    eligible[i] = std::all_of(spread_keys_.begin(), spread_keys_.end(),
+                              [&](const std::string& k) { return DomainsOf(k).of_node[i] >= 0; }) &&
+                  (!c.honor_node_affinity || MatchesNodeSelection(pod, n)) &&
+                  (!c.honor_node_taints || ToleratesTaints(pod, n));
+  }
+  return eligible;
 }
 
 // PodTopologySpread's PreFilter: per DoNotSchedule constraint, the matching pods of the pod's
@@ -262,49 +242,41 @@ void InterPodCheck::CountSpread(const DrainPod& pod) {
     if (c.when_unsatisfiable != "DoNotSchedule") continue;
     SpreadCounts& counts = spread_.emplace_back();
     counts.constraint = &c;
-    std::vector<const std::string*> domain_of(snapshot_.nodes.size(), nullptr);
+    const Domains& domains = DomainsOf(c.topology_key);
+    counts.per_domain.assign(domains.count, 0);
+    counts.present.assign(domains.count, 0);
+    std::vector<char> eligible = StaticEligibility(pod, c);
+    size_t present = 0;
     for (size_t i = 0; i < snapshot_.nodes.size(); ++i) {
-      const DrainNode& node = snapshot_.nodes[i];
-      if (locations_.removed(i)) continue;
-      if (std::any_of(spread_keys_.begin(), spread_keys_.end(),
-                      [&](const std::string& key) { return LabelOf(node, key) == nullptr; })) {
-        continue;
-      }
-      if (c.honor_node_affinity && !MatchesNodeSelection(pod, node)) continue;
-      if (c.honor_node_taints && !ToleratesTaints(pod, node)) continue;
-      domain_of[i] = LabelOf(node, c.topology_key);
-      counts.per_domain.emplace(*domain_of[i], 0);
+      if (eligible[i] && locations_.removed(i)) eligible[i] = 0;
+      if (!eligible[i] || counts.present[domains.of_node[i]]) continue;
+      counts.present[domains.of_node[i]] = 1;
+      ++present;
     }
     const std::optional<LabelSelector> selector = EffectiveSelector(c, pod);
     counts.self_match = selector && SelectorMatches(*selector, pod.labels);
-    if (selector) {
-      ForEachLocated(locations_, std::vector<std::string>{pod.namespace_},
-                     [&](const DrainPod& other, size_t at) {
-                       if (domain_of[at] == nullptr || other.deletion_time) return;
-                       if (SelectorMatches(*selector, other.labels)) {
-                         ++counts.per_domain[*domain_of[at]];
-                       }
-                     });
-    }
+    locations_.ForEachCandidate(&pod.namespace_, selector, [&](const DrainPod& other, size_t at) {
+      if (!eligible[at] || other.deletion_time) return;
+      if (SelectorMatches(*selector, other.labels)) ++counts.per_domain[domains.of_node[at]];
+    });
     counts.min = 0;
-    const bool too_few_domains =
-        c.min_domains && static_cast<int64_t>(counts.per_domain.size()) < *c.min_domains;
-    if (!too_few_domains && !counts.per_domain.empty()) {
-      counts.min = std::numeric_limits<int64_t>::max();
-      for (const auto& [value, n] : counts.per_domain) counts.min = std::min(counts.min, n);
+    const bool too_few_domains = c.min_domains && static_cast<int64_t>(present) < *c.min_domains;
+    if (too_few_domains || present == 0) continue;
+    counts.min = std::numeric_limits<int64_t>::max();
+    for (size_t d = 0; d < domains.count; ++d) {
+      if (counts.present[d]) counts.min = std::min(counts.min, counts.per_domain[d]);
     }
   }
 }
 
-bool InterPodCheck::SpreadSatisfied(const DrainNode& node) const {
+bool InterPodCheck::SpreadSatisfied(size_t node) const {
   for (const std::string& key : spread_keys_) {
-    if (LabelOf(node, key) == nullptr) return false;  // the scheduler: missing required label
+    // the scheduler: missing required label
+    if (LabelOf(snapshot_.nodes[node], key) == nullptr) return false;
   }
   for (const SpreadCounts& counts : spread_) {
-    const std::string& value = *LabelOf(node, counts.constraint->topology_key);
-    auto at = counts.per_domain.find(value);
-    const int64_t here = at == counts.per_domain.end() ? 0 : at->second;
-    const int64_t skew = here + (counts.self_match ? 1 : 0) - counts.min;
+    const int domain = domains_.at(counts.constraint->topology_key).of_node[node];
+    const int64_t skew = counts.per_domain[domain] + (counts.self_match ? 1 : 0) - counts.min;
     if (skew > counts.constraint->max_skew) return false;
   }
   return true;

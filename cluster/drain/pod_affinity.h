@@ -5,11 +5,9 @@
 // a replica next to its anti-affine sibling, or pile a zone-spread Deployment into one zone,
 // and the scheduler would leave the evicted pod Pending.
 //
-// PodLocations is the simulation's record of where the pods that count are: every bound pod
-// that is not Succeeded or Failed, except the pods of nodes that leave the cluster (candidates
-// and nodes being deleted; their pods move, and they are no topology domain any more).
-// InterPodCheck reads it for one incoming pod: it counts once what the pod's terms and
-// constraints match (cached until a pod moves), then answers each node in constant time.
+// InterPodCheck reads the simulation's PodLocations (pod_locations.h) for one incoming pod: it
+// counts once what the pod's terms and constraints match (kept until a pod moves or the pod's
+// fields change), then answers each node in constant time.
 #pragma once
 
 #include <cstddef>
@@ -20,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster/drain/pod_locations.h"
 #include "cluster/drain/snapshot.h"
 
 namespace qrm::cluster::drain {
@@ -31,44 +30,6 @@ enum class InterPodFailure {
   kPodAntiAffinity,       // an anti-affinity term matches a pod in the node's domain
   kExistingAntiAffinity,  // a pod in the node's domain has an anti-affinity term matching it
   kTopologySpread,        // a DoNotSchedule constraint's skew, or the node lacks its key
-};
-
-class PodLocations {
- public:
-  // The snapshot's bound pods, except Succeeded and Failed ones.
-  explicit PodLocations(const ClusterSnapshot& snapshot);
-
-  void Add(const DrainPod* pod, size_t node);
-  // Returns the node the pod was on, or nullopt when it was not located.
-  std::optional<size_t> Remove(const DrainPod* pod);
-  // The node leaves the cluster: it is no domain any more (its pods are removed by the caller).
-  void SetRemoved(size_t node, bool removed) {
-    removed_[node] = removed ? 1 : 0;
-    ++generation_;
-  }
-  bool removed(size_t node) const { return removed_[node] != 0; }
-
-  // Bumped by every change, so that a check's counts know when they are stale.
-  uint64_t generation() const { return generation_; }
-
-  using Located = std::map<const DrainPod*, size_t>;  // pod -> node index
-  // The located pods of one namespace (null when none).
-  const Located* InNamespace(const std::string& ns) const;
-  const std::map<std::string, Located>& by_namespace() const { return by_namespace_; }
-  bool any_anti_affine() const { return !anti_affine_.empty(); }
-  // The located pods with required anti-affinity terms that may select a pod of `ns`.
-  void ForEachAntiAffine(const std::string& ns,
-                         const std::function<void(const DrainPod&, size_t)>& visit) const;
-
- private:
-  // The namespaces an anti-affinity pod is indexed under: its terms' own namespaces, or ""
-  // for a term with a namespaceSelector (any namespace may match it).
-  static std::vector<std::string> AntiAffinityKeys(const DrainPod& pod);
-
-  std::map<std::string, Located> by_namespace_;
-  std::map<std::string, Located> anti_affine_;
-  std::vector<char> removed_;
-  uint64_t generation_ = 0;
 };
 
 // The filters for one incoming pod.
@@ -84,9 +45,10 @@ class InterPodCheck {
   using Counts = std::map<std::string, std::map<std::string, int64_t>>;
   struct SpreadCounts {
     const TopologySpreadConstraint* constraint = nullptr;  // in counted_for_.spread
-    std::map<std::string, int64_t> per_domain;             // value -> matching pods
-    int64_t min = 0;                                       // the least over the domains
-    bool self_match = false;                               // the incoming pod matches its selector
+    std::vector<int64_t> per_domain;                       // by domain id (Domains): matching pods
+    std::vector<char> present;  // by domain id: a node that counts has this value
+    int64_t min = 0;            // the least over the domains
+    bool self_match = false;    // the incoming pod matches its selector
   };
 
   void Recount(const DrainPod& pod);
@@ -95,7 +57,28 @@ class InterPodCheck {
   void CountExistingAntiAffinity(const DrainPod& pod);
   void CountSpread(const DrainPod& pod);
   bool AffinitySatisfied(const DrainPod& pod, const DrainNode& node) const;
-  bool SpreadSatisfied(const DrainNode& node) const;
+  bool SpreadSatisfied(size_t node) const;
+  // The values of one label key as small ids: each node's (-1: no such label) and how many
+  // there are. Node labels never change, so each key is numbered once.
+  struct Domains {
+    std::vector<int> of_node;
+    size_t count = 0;
+  };
+  const Domains& DomainsOf(const std::string& key);
+  // What decides whether a node counts for a constraint, removals aside: the keys every node
+  // must carry and the pod's node selection and tolerations when the policies honour them.
+  struct EligibilityKey {
+    std::vector<std::string> keys;
+    std::map<std::string, std::string> node_selector;
+    std::vector<NodeSelectorTerm> required_affinity;
+    std::vector<Toleration> tolerations;
+    bool honor_taints = false;
+    auto operator<=>(const EligibilityKey&) const = default;
+  };
+  // Per node, whether it counts for the constraint (before removals); cached per key, as the
+  // pods of one application share it.
+  const std::vector<char>& StaticEligibility(const DrainPod& pod,
+                                             const TopologySpreadConstraint& c);
 
   // What the counts were made from: the fields of the incoming pod they read (compared, not
   // the pod's address, so that a pod changed or rebuilt at the same address is counted anew)
@@ -120,6 +103,8 @@ class InterPodCheck {
   Counts affinity_, anti_affinity_, existing_anti_affinity_;
   std::vector<SpreadCounts> spread_;
   std::vector<std::string> spread_keys_;  // every DoNotSchedule constraint's topologyKey
+  std::map<std::string, Domains> domains_;
+  std::map<EligibilityKey, std::vector<char>> eligibility_;
 };
 
 // Whether the term (of a pod in `owner_namespace`) selects `pod`: its namespace is among the

@@ -40,7 +40,7 @@ struct SelectorRequirement {
   std::string op_text;  // the operator as written, for errors
   std::vector<std::string> values;
 
-  bool operator==(const SelectorRequirement&) const = default;
+  auto operator<=>(const SelectorRequirement&) const = default;
 };
 
 struct DrainNode {
@@ -78,14 +78,14 @@ struct Toleration {
   std::string value;
   std::string effect;  // "" tolerates every effect
 
-  bool operator==(const Toleration&) const = default;
+  auto operator<=>(const Toleration&) const = default;
 };
 
 // spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[]
 struct NodeSelectorTerm {
   std::vector<SelectorRequirement> match_expressions;
 
-  bool operator==(const NodeSelectorTerm&) const = default;
+  auto operator<=>(const NodeSelectorTerm&) const = default;
 };
 
 // A metav1.LabelSelector: matchLabels and matchExpressions, all of which must hold.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <random>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -24,6 +25,7 @@ constexpr int64_t kMemoryPerCpu = 4 * kGi;
 constexpr int64_t kMaxBoundCpuMilli = kZoneCpuMilli / 2;
 // Pods per application, on average (the pool sizes below follow from it).
 constexpr double kPodsPerApp = 20;
+constexpr const char* kZoneLabel = "topology.kubernetes.io/zone";
 // Every 50th node that runs applications also runs one CoreDNS replica.
 constexpr size_t kCoreDnsEvery = 50;
 constexpr int32_t kSystemNodeCritical = 2'000'001'000;
@@ -56,6 +58,8 @@ struct App {
   bool disk_volume = false;    // emptyDir on disk: blocks unless declared safe to evict
   bool disk_safe = false;      // ... declared so
   bool claim = false;          // a PersistentVolumeClaim
+  int64_t zone_max_skew = 0;   // > 0: a DoNotSchedule zone spread constraint
+  bool anti_affine = false;    // replicas never share a node
   std::string ReplicaSet() const { return name + "-" + hash; }
 };
 
@@ -83,10 +87,44 @@ App MakeApp(Random& rng, bool bound, size_t index) {
   return app;
 }
 
-std::vector<App> MakeApps(Random& rng, size_t count, bool bound, size_t first_index) {
+// Whether item i of a list gets a feature a `fraction` of the items have, evenly spread and
+// without drawing a random number (so the rest of the cluster does not change with it).
+bool EvenShare(size_t i, double fraction) {
+  const double f = std::clamp(fraction, 0.0, 1.0);
+  return static_cast<size_t>(static_cast<double>(i + 1) * f) !=
+         static_cast<size_t>(static_cast<double>(i) * f);
+}
+
+std::vector<App> MakeApps(Random& rng, size_t count, bool bound, size_t first_index,
+                          const SyntheticClusterOptions& o) {
   std::vector<App> apps;
-  for (size_t i = 0; i < count; ++i) apps.push_back(MakeApp(rng, bound, first_index + i));
+  for (size_t i = 0; i < count; ++i) {
+    App& app = apps.emplace_back(MakeApp(rng, bound, first_index + i));
+    if (!bound && EvenShare(i, o.spread_fraction))
+      app.zone_max_skew = 2 + static_cast<int64_t>(i % 2);
+    if (bound) app.anti_affine = EvenShare(i, o.anti_affinity_fraction);
+  }
   return apps;
+}
+
+// The inter-pod rules of the app's pods: zone spread, hostname anti-affinity.
+void AppInterPodRules(DrainPod& pod, const App& app) {
+  const LabelSelector own{{{"app", app.name}}, {}};
+  if (app.zone_max_skew > 0) {
+    TopologySpreadConstraint c;
+    c.max_skew = app.zone_max_skew;
+    c.topology_key = kZoneLabel;
+    c.when_unsatisfiable = "DoNotSchedule";
+    c.selector = own;
+    c.match_label_keys = {"pod-template-hash"};
+    pod.spread.push_back(std::move(c));
+  }
+  if (app.anti_affine) {
+    PodAffinityTerm term;
+    term.selector = own;
+    term.topology_key = "kubernetes.io/hostname";
+    pod.pod_anti_affinity.push_back(std::move(term));
+  }
 }
 
 NodeShape DrawShape(Random& rng, const SyntheticClusterOptions& o) {
@@ -132,6 +170,7 @@ DrainNode MakeNode(size_t index, const NodeShape& shape) {
   const std::string group = fmt::format("{}-{}", pool, index % 4);
   node.labels = {{"kubernetes.io/hostname", node.name},
                  {"kubernetes.io/os", "linux"},
+                 {kZoneLabel, fmt::format("zone-{}", index % kSyntheticZones)},
                  {"pool", pool},
                  {kSyntheticNodeGroupLabel, group}};
   node.node_group = group;
@@ -250,6 +289,7 @@ DrainPod AppPod(const App& app, const DrainNode& node, int64_t share_milli, uint
     SelectorRequirement pool{"pool", SelectorOp::kIn, "In", {"numa-2", "numa-4"}};
     pod.required_affinity = {{{pool}}};
   }
+  AppInterPodRules(pod, app);
   SizeAppPod(pod, app, share_milli, rng);
   return pod;
 }
@@ -304,8 +344,8 @@ class Generator {
     const auto count = [](double pods) {
       return std::max<size_t>(1, static_cast<size_t>(pods / kPodsPerApp));
     };
-    bound_apps_ = MakeApps(rng_, count(total * bound), true, 0);
-    shared_apps_ = MakeApps(rng_, count(total * (1 - bound)), false, bound_apps_.size());
+    bound_apps_ = MakeApps(rng_, count(total * bound), true, 0, o_);
+    shared_apps_ = MakeApps(rng_, count(total * (1 - bound)), false, bound_apps_.size(), o_);
     coredns_.namespace_ = "kube-system";
     coredns_.name = "coredns";
     coredns_.hash = "5d78c9869d";
@@ -334,16 +374,24 @@ class Generator {
     for (int i = 0; i < count; ++i) sum += weights.emplace_back(rng_.Between(0.5, 1.5));
     const double target = shape.fill * static_cast<double>(node.allocatable.cpu_milli) - 150;
     const bool coredns = ++app_nodes_ % kCoreDnsEvery == 0;
+    std::set<std::string> anti_affine_here;  // the scheduler would not put a second one here
     for (int i = 0; i < count; ++i) {
-      const App& app = coredns && i == 0 ? coredns_ : PickApp(shape);
+      const App& app = coredns && i == 0 ? coredns_ : PickApp(shape, anti_affine_here);
+      if (app.anti_affine) anti_affine_here.insert(app.name);
       const auto share = static_cast<int64_t>(std::max(target, 0.0) * weights[i] / sum);
       Add(state, AppPod(app, node, share, serial_++, rng_, o_));
     }
   }
 
-  const App& PickApp(const NodeShape& shape) {
-    const std::vector<App>& pool = rng_.Chance(shape.bound_share) ? bound_apps_ : shared_apps_;
-    return pool[rng_.Below(pool.size())];
+  // An app for the next pod of a node; an anti-affine app already there is drawn again, and
+  // after a few tries a shared app is taken.
+  const App& PickApp(const NodeShape& shape, const std::set<std::string>& anti_affine_here) {
+    for (int attempt = 0; attempt < 4; ++attempt) {
+      const std::vector<App>& pool = rng_.Chance(shape.bound_share) ? bound_apps_ : shared_apps_;
+      const App& app = pool[rng_.Below(pool.size())];
+      if (!app.anti_affine || !anti_affine_here.count(app.name)) return app;
+    }
+    return shared_apps_[rng_.Below(shared_apps_.size())];
   }
 
   void Add(NumaNodeState& state, DrainPod pod) {

@@ -1,6 +1,7 @@
 // A synthetic cluster whose ground truth is known, for the drain bench (P12), the planner's
-// randomised property test and the fuzz seeds: nodes with 2 or 4 NUMA zones, pods placed on
-// them as qrm would have admitted them, and the NUMA state qrm would hold afterwards.
+// randomised property test and the fuzz seeds: nodes with 2 or 4 NUMA zones in 3 zones, pods
+// placed on them as qrm would have admitted them (some spread over the zones, some replicas
+// anti-affine by node), and the NUMA state qrm would hold afterwards.
 //
 // Every pod was admitted on its node with numa_admission.h (Admit, then Place on the node's
 // state), so each node's NumaNodeState is exactly its capacity minus what its pods take, and
@@ -24,6 +25,8 @@ namespace qrm::cluster::drain {
 
 // The node label holding a synthetic node's group (DecodeOptions::node_group_label).
 inline constexpr const char* kSyntheticNodeGroupLabel = "synthetic.qrm.io/node-group";
+// Nodes are labelled topology.kubernetes.io/zone zone-0.. zone-<n-1>, round robin.
+inline constexpr size_t kSyntheticZones = 3;
 
 struct SyntheticClusterOptions {
   size_t nodes = 1000;
@@ -42,6 +45,12 @@ struct SyntheticClusterOptions {
   // PodDisruptionBudgets: CoreDNS's, then one each over applications spread evenly (about a
   // tenth allow no disruption at all, blocking their pods' nodes).
   int pdbs = 50;
+  // The share of shared applications whose pods spread over the zones (a DoNotSchedule
+  // topology spread constraint, maxSkew 2 or 3, with matchLabelKeys pod-template-hash).
+  double spread_fraction = 0.2;
+  // The share of NUMA-bound applications whose replicas may not share a node (required pod
+  // anti-affinity on kubernetes.io/hostname); they are generated that way too.
+  double anti_affinity_fraction = 0.3;
   // The share of nodes that run nothing but daemonset pods.
   double empty_fraction = 0.05;
   uint64_t seed = 1;

@@ -1,7 +1,8 @@
 // Randomised property test: for any synthetic cluster (sizes, shapes, fill, NUMA-bound share,
 // PDBs, seeds), replaying qrm's plan on independent accounting admits every pod on its
 // destination under the node's topology policy (qrm's own merge), exceeds no PDB and fills no
-// node over its allocatable; and the plan is the same when made twice. The NUMA-blind plan of
+// node over its allocatable, breaks no required anti-affinity and no DoNotSchedule spread
+// constraint; and the plan is the same when made twice. The NUMA-blind plan of
 // the same cluster is replayed too: every pod it strands is one the replay refuses.
 #include <random>
 
@@ -32,6 +33,7 @@ SyntheticClusterOptions RandomOptions(std::mt19937_64& rng) {
 TEST_CASE("every plan replays without a refusal an exceeded PDB or an overfull node") {
   std::mt19937_64 rng(20261127);
   size_t candidates = 0, moves = 0, numa_checked = 0, stranded = 0;
+  size_t inter_pod_moves = 0, inter_pod_refusals = 0;
   for (int round = 0; round < 150; ++round) {
     const SyntheticClusterOptions o = RandomOptions(rng);
     const SyntheticCluster cluster = GenerateCluster(o);
@@ -56,7 +58,15 @@ TEST_CASE("every plan replays without a refusal an exceeded PDB or an overfull n
     candidates += plan->candidates.size();
     for (const NodePlan& node : plan->candidates) {
       moves += node.moves.size();
-      for (const PodMove& move : node.moves) numa_checked += move.numa_checked;
+      for (const PodMove& move : node.moves) {
+        numa_checked += move.numa_checked;
+        const DrainPod& pod = cluster.snapshot.pods[cluster.snapshot.pod_index.at(move.pod)];
+        inter_pod_moves += !pod.spread.empty() || !pod.pod_anti_affinity.empty();
+      }
+    }
+    for (const NotDrainable& n : plan->not_drainable) {
+      inter_pod_refusals += n.reason.find("spread") != std::string::npos ||
+                            n.reason.find("anti-affinity") != std::string::npos;
     }
 
     options.numa_blind = true;
@@ -74,6 +84,9 @@ TEST_CASE("every plan replays without a refusal an exceeded PDB or an overfull n
   CHECK(moves > 200);
   CHECK(numa_checked == moves);
   CHECK(stranded > 0);
+  // Pods with spread constraints and anti-affinity moved, and the filters refused some nodes.
+  CHECK(inter_pod_moves > 20);
+  CHECK(inter_pod_refusals > 0);
 }
 
 }  // namespace

@@ -1,9 +1,14 @@
 // An independent check of a plan: replays every move in plan order on its own accounting (not
 // the planner's Simulation) and lists what would go wrong when the pods arrive: a destination
 // over capacity, a pod the kubelet's topology manager (qrm's merge) refuses, a PDB exceeded, a
-// pod that has to move and has no move, a destination that is itself drained.
+// pod that has to move and has no move, a destination that is itself drained, a pod placed
+// against a required anti-affinity term (its own or a pod's already there) or a DoNotSchedule
+// topology spread constraint, both counted by brute force over the placement as it is when the
+// pod arrives.
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
 #include <map>
 #include <set>
 #include <string>
@@ -15,6 +20,92 @@
 #include "cluster/drain/simulation.h"
 
 namespace qrm::cluster::drain {
+
+// Where the pods are while the plan is replayed: the snapshot's bound pods, minus the pods of
+// the nodes drained so far, plus the pods moved so far.
+class ReplayPlacement {
+ public:
+  explicit ReplayPlacement(const ClusterSnapshot& snapshot) : snapshot_(snapshot) {
+    for (const DrainPod& pod : snapshot.pods) {
+      if (!pod.node_name.empty() && !pod.Terminal()) placed_[pod.node_name].push_back(&pod);
+    }
+  }
+
+  void Leave(const std::string& node) {
+    leaving_.insert(node);
+    placed_.erase(node);
+  }
+  void Put(const DrainPod& pod, const std::string& node) { placed_[node].push_back(&pod); }
+
+  // What the scheduler's inter-pod filters would say of `pod` on `dest`, or "".
+  std::string InterPodProblem(const DrainPod& pod, const DrainNode& dest) const {
+    for (const auto& [name, pods] : placed_) {
+      const DrainNode& node = *snapshot_.FindNode(name);
+      for (const DrainPod* other : pods) {
+        for (const PodAffinityTerm& t : pod.pod_anti_affinity) {
+          if (SameDomain(node, dest, t.topology_key) && Selects(t, pod, *other)) {
+            return "its anti-affinity selects " + other->Key() + " on " + name;
+          }
+        }
+        for (const PodAffinityTerm& t : other->pod_anti_affinity) {
+          if (SameDomain(node, dest, t.topology_key) && Selects(t, *other, pod)) {
+            return "the anti-affinity of " + other->Key() + " on " + name + " selects it";
+          }
+        }
+      }
+    }
+    for (const TopologySpreadConstraint& c : pod.spread) {
+      if (c.when_unsatisfiable == "DoNotSchedule" && Skew(pod, c, dest) > c.max_skew) {
+        return "its " + c.topology_key + " spread exceeds maxSkew";
+      }
+    }
+    return "";
+  }
+
+ private:
+  static bool SameDomain(const DrainNode& a, const DrainNode& b, const std::string& key) {
+    auto x = a.labels.find(key), y = b.labels.find(key);
+    return x != a.labels.end() && y != b.labels.end() && x->second == y->second;
+  }
+  // Only what the tests generate: terms without namespaces, on the owner's namespace.
+  static bool Selects(const PodAffinityTerm& t, const DrainPod& owner, const DrainPod& pod) {
+    return t.namespaces.empty() && !t.namespace_selector && owner.namespace_ == pod.namespace_ &&
+           t.selector && SelectorMatches(*t.selector, pod.labels);
+  }
+  bool Counts(const DrainPod& pod, const TopologySpreadConstraint& c, const DrainPod& other) const {
+    if (other.namespace_ != pod.namespace_ || other.deletion_time || !c.selector) return false;
+    if (!SelectorMatches(*c.selector, other.labels)) return false;
+    for (const std::string& key : c.match_label_keys) {
+      auto mine = pod.labels.find(key), theirs = other.labels.find(key);
+      if (mine != pod.labels.end() &&
+          (theirs == other.labels.end() || theirs->second != mine->second)) {
+        return false;
+      }
+    }
+    return true;
+  }
+  int64_t Skew(const DrainPod& pod, const TopologySpreadConstraint& c,
+               const DrainNode& dest) const {
+    std::map<std::string, int64_t> per_domain;
+    for (const DrainNode& node : snapshot_.nodes) {
+      auto value = node.labels.find(c.topology_key);
+      if (leaving_.count(node.name) || value == node.labels.end()) continue;
+      if (c.honor_node_affinity && !MatchesNodeSelection(pod, node)) continue;
+      int64_t& n = per_domain[value->second];
+      auto pods = placed_.find(node.name);
+      if (pods == placed_.end()) continue;
+      for (const DrainPod* other : pods->second) n += Counts(pod, c, *other) ? 1 : 0;
+    }
+    int64_t least = per_domain.empty() ? 0 : INT64_MAX;
+    for (const auto& [value, n] : per_domain) least = std::min(least, n);
+    if (c.min_domains && static_cast<int64_t>(per_domain.size()) < *c.min_domains) least = 0;
+    return per_domain[dest.labels.at(c.topology_key)] + (Counts(pod, c, pod) ? 1 : 0) - least;
+  }
+
+  const ClusterSnapshot& snapshot_;
+  std::map<std::string, std::vector<const DrainPod*>> placed_;
+  std::set<std::string> leaving_;
+};
 
 inline std::vector<std::string> ReplayPlan(const ClusterSnapshot& snapshot,
                                            const std::map<std::string, NumaNodeState>& numa,
@@ -34,7 +125,9 @@ inline std::vector<std::string> ReplayPlan(const ClusterSnapshot& snapshot,
   for (const NodePlan& node : plan.candidates) drained.insert(node.node);
   std::map<std::string, NumaNodeState> states = numa;
   std::map<std::string, int64_t> pdb_used;
+  ReplayPlacement placement(snapshot);
   for (const NodePlan& node : plan.candidates) {
+    placement.Leave(node.node);
     const NodeDrainability must =
         EvaluateNode(snapshot, *snapshot.FindNode(node.node), options.drain, options.now);
     if (must.pods_to_move.size() != node.moves.size()) {
@@ -61,6 +154,10 @@ inline std::vector<std::string> ReplayPlan(const ClusterSnapshot& snapshot,
         problems.push_back(
             fmt::format("{}: {} taints or selection refuse it", move.pod, dest->name));
       }
+      if (std::string why = placement.InterPodProblem(pod, *dest); !why.empty()) {
+        problems.push_back(fmt::format("{}: on {} {}", move.pod, dest->name, why));
+      }
+      placement.Put(pod, dest->name);
       auto state = states.find(move.destination);
       if (state == states.end()) continue;
       StatusOr<NumaPlacement> admitted = Admit(state->second, NumaRequestOf(pod));
