@@ -66,8 +66,9 @@ StatusOr<std::vector<SnapshotDocument>> ListPages(const kube::KubeClient& client
 StatusOr<LiveDocuments> ReadLiveDocuments(const kube::KubeClient& client,
                                           const LiveReadOptions& options) {
   LiveDocuments out;
-  for (const std::string_view path : {kNodesPath, kPodsPath, kPdbsPath, kReplicaSetsPath,
-                                      kReplicationControllersPath, kNamespacesPath}) {
+  for (const std::string_view path :
+       {kNodesPath, kPodsPath, kPdbsPath, kReplicaSetsPath, kReplicationControllersPath,
+        kNamespacesPath, kClaimsPath, kVolumesPath}) {
     QRM_ASSIGN_OR_RETURN(std::vector<SnapshotDocument> pages, ListPages(client, path, options));
     std::move(pages.begin(), pages.end(), std::back_inserter(out.snapshot));
   }

@@ -29,6 +29,9 @@ inline constexpr std::string_view kReplicaSetsPath = "/apis/apps/v1/replicasets"
 inline constexpr std::string_view kReplicationControllersPath = "/api/v1/replicationcontrollers";
 // Their labels decide the namespaceSelector of pod affinity terms.
 inline constexpr std::string_view kNamespacesPath = "/api/v1/namespaces";
+// Where a pod's bound volumes let it go (volume_topology.h).
+inline constexpr std::string_view kClaimsPath = "/api/v1/persistentvolumeclaims";
+inline constexpr std::string_view kVolumesPath = "/api/v1/persistentvolumes";
 inline constexpr std::string_view kTopologiesPath =
     "/apis/topology.node.k8s.io/v1alpha2/noderesourcetopologies";
 
@@ -40,8 +43,8 @@ struct LiveReadOptions {
 };
 
 struct LiveDocuments {
-  // Node, pod, PDB, ReplicaSet, ReplicationController and Namespace list pages, for
-  // DecodeSnapshot.
+  // Node, pod, PDB, ReplicaSet, ReplicationController, Namespace, PersistentVolumeClaim and
+  // PersistentVolume list pages, for DecodeSnapshot.
   std::vector<SnapshotDocument> snapshot;
   std::vector<SnapshotDocument> topology;  // NodeResourceTopologyList pages; none without the CRD
 };
@@ -52,8 +55,8 @@ StatusOr<std::vector<SnapshotDocument>> ListPages(const kube::KubeClient& client
                                                   std::string_view path,
                                                   const LiveReadOptions& options = {});
 
-// Nodes, pods, PDBs, ReplicaSets, ReplicationControllers and Namespaces, then the
-// NodeResourceTopologies: a 404
+// Nodes, pods, PDBs, ReplicaSets, ReplicationControllers, Namespaces, PersistentVolumeClaims
+// and PersistentVolumes, then the NodeResourceTopologies: a 404
 // for those means the CRD is not installed, so no node has NUMA state (logged, not an error).
 StatusOr<LiveDocuments> ReadLiveDocuments(const kube::KubeClient& client,
                                           const LiveReadOptions& options = {});

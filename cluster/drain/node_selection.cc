@@ -20,14 +20,14 @@ bool ToleratesTaint(const DrainPod& pod, const std::string& key, const std::stri
   return false;
 }
 
+}  // namespace
+
 bool TermMatches(const NodeSelectorTerm& term, const std::map<std::string, std::string>& labels) {
   if (term.match_expressions.empty()) return false;  // an empty term matches no node
   for (const SelectorRequirement& r : term.match_expressions)
     if (!RequirementMatches(r, labels)) return false;
   return true;
 }
-
-}  // namespace
 
 bool ToleratesUnschedulable(const DrainPod& pod, const DrainNode& node) {
   return !node.unschedulable || ToleratesTaint(pod, kUnschedulableTaint, "", "NoSchedule");

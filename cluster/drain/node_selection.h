@@ -13,6 +13,8 @@ bool ToleratesNode(const DrainPod& pod, const DrainNode& node);
 bool ToleratesUnschedulable(const DrainPod& pod, const DrainNode& node);
 // Whether it tolerates the node's NoSchedule and NoExecute taints (spec.taints only).
 bool ToleratesTaints(const DrainPod& pod, const DrainNode& node);
+// One NodeSelectorTerm: every expression holds (an empty term matches no node).
+bool TermMatches(const NodeSelectorTerm& term, const std::map<std::string, std::string>& labels);
 // spec.nodeSelector and the required node affinity terms.
 bool MatchesNodeSelection(const DrainPod& pod, const DrainNode& node);
 

@@ -8,6 +8,7 @@
 #include "cluster/drain/error_list.h"
 #include "cluster/drain/pod_affinity_json.h"
 #include "cluster/drain/simulation.h"
+#include "common/log.h"
 
 namespace qrm::cluster::drain {
 namespace {
@@ -35,6 +36,8 @@ std::string_view FitFailureText(FitFailure f) {
     case FitFailure::kNodeSelector: return "node selector or affinity";
     case FitFailure::kTooManyPods: return "too many pods";
     case FitFailure::kResources: return "insufficient resources";
+    case FitFailure::kVolumeMissing: return "persistent volume claim or volume not found";
+    case FitFailure::kVolumeTopology: return "volume node affinity or zone";
     case FitFailure::kTopologySpread: return "topology spread constraints";
     case FitFailure::kPodAffinity: return "pod affinity";
     case FitFailure::kPodAntiAffinity: return "pod anti-affinity";
@@ -92,6 +95,7 @@ class Planner {
  private:
   double Utilization(size_t node) const;
   void FindBeingDeleted();
+  void WarnIfVolumesUnknown() const;
   void OrderDestinations();
   bool ReinjectDeletedNodesPods();
   bool ReinjectRecentEvictions();
@@ -121,6 +125,22 @@ class Planner {
   // Node group -> nodes that stay; a candidate or a node being deleted leaves its group.
   std::map<std::string, int64_t> group_left_;
 };
+
+// Without PersistentVolumeClaims and PersistentVolumes the volume check cannot run: said once.
+void Planner::WarnIfVolumesUnknown() const {
+  if (snapshot_.volumes_listed) return;
+  for (const DrainPod& pod : snapshot_.pods) {
+    for (const Volume& v : pod.volumes) {
+      if (v.kind != VolumeKind::kPersistentVolumeClaim) continue;
+      Logger("drain")->warn(
+          "pod {} (and maybe others) uses persistentVolumeClaim {}, and the input lists no "
+          "PersistentVolumeClaims or PersistentVolumes: where their volumes can be used is not "
+          "checked (add `kubectl get pvc,pv -A -o json`)",
+          pod.Key(), v.claim);
+      return;
+    }
+  }
+}
 
 double Planner::Utilization(size_t node) const {
   const DrainNode& n = snapshot_.nodes[node];
@@ -457,6 +477,7 @@ void Planner::Finish() {
 Plan Planner::Run() {
   const Clock::time_point start = Clock::now();
   plan_.numa_blind = options_.numa_blind;
+  WarnIfVolumesUnknown();
   FindBeingDeleted();
   OrderDestinations();
   if (!ReinjectDeletedNodesPods() || !ReinjectRecentEvictions()) {

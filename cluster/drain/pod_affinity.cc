@@ -256,7 +256,7 @@ void InterPodCheck::CountSpread(const DrainPod& pod) {
     const std::optional<LabelSelector> selector = EffectiveSelector(c, pod);
     counts.self_match = selector && SelectorMatches(*selector, pod.labels);
     locations_.ForEachCandidate(&pod.namespace_, selector, [&](const DrainPod& other, size_t at) {
-      if (!eligible[at] || other.deletion_time) return;
+      if (!eligible[at] || locations_.Terminating(other)) return;
       if (SelectorMatches(*selector, other.labels)) ++counts.per_domain[domains.of_node[at]];
     });
     counts.min = 0;

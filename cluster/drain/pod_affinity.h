@@ -36,6 +36,8 @@ enum class InterPodFailure {
 class InterPodCheck {
  public:
   InterPodCheck(const ClusterSnapshot& snapshot, const PodLocations& locations);
+  InterPodCheck(const InterPodCheck&) = delete;
+  InterPodCheck& operator=(const InterPodCheck&) = delete;
 
   // Whether `pod` may go to `node` as far as pod (anti-)affinity and topology spread go.
   InterPodFailure Check(const DrainPod& pod, size_t node);

@@ -104,6 +104,23 @@ Status CheckPolicy(const std::string& text, const char* field) {
   return InvalidArgumentError(fmt::format("{}: {} is not Honor or Ignore", field, Quote(text)));
 }
 
+// matchLabelKeys need a labelSelector and may not name a key it already selects on.
+Status CheckMatchLabelKeys(const TopologySpreadConstraint& c) {
+  if (c.match_label_keys.empty()) return Status::Ok();
+  if (!c.selector) {
+    return InvalidArgumentError("matchLabelKeys: must not be set when labelSelector is not set");
+  }
+  for (const std::string& key : c.match_label_keys) {
+    bool in_selector = c.selector->match_labels.count(key) > 0;
+    for (const SelectorRequirement& r : c.selector->match_expressions) in_selector |= r.key == key;
+    if (in_selector) {
+      return InvalidArgumentError(
+          fmt::format("matchLabelKeys: {} is also in labelSelector", Quote(key)));
+    }
+  }
+  return Status::Ok();
+}
+
 Status CheckConstraintFields(const TopologySpreadConstraint& c) {
   if (c.max_skew <= 0) {
     return InvalidArgumentError(fmt::format("maxSkew: {} must be greater than zero", c.max_skew));
@@ -124,13 +141,22 @@ Status CheckConstraintFields(const TopologySpreadConstraint& c) {
         "minDomains: {} may only be set with whenUnsatisfiable DoNotSchedule", *c.min_domains));
   }
   QRM_RETURN_IF_ERROR(CheckPolicy(c.node_affinity_policy_text, "nodeAffinityPolicy"));
-  return CheckPolicy(c.node_taints_policy_text, "nodeTaintsPolicy");
+  QRM_RETURN_IF_ERROR(CheckPolicy(c.node_taints_policy_text, "nodeTaintsPolicy"));
+  return CheckMatchLabelKeys(c);
 }
 
 void CheckSpread(const DrainPod& pod, const std::string& object, ErrorList* errors) {
   for (size_t i = 0; i < pod.spread.size(); ++i) {
     const std::string path = fmt::format("spec.topologySpreadConstraints[{}]", i);
     errors->Add(CheckConstraintFields(pod.spread[i]).WithContext(object + ": " + path));
+    for (size_t j = 0; j < i; ++j) {
+      if (pod.spread[j].topology_key == pod.spread[i].topology_key &&
+          pod.spread[j].when_unsatisfiable == pod.spread[i].when_unsatisfiable) {
+        errors->Add(InvalidArgumentError(fmt::format(
+            "{}: {}: {{topologyKey {}, whenUnsatisfiable {}}} repeats constraint {}", object, path,
+            Quote(pod.spread[i].topology_key), pod.spread[i].when_unsatisfiable, j)));
+      }
+    }
     if (pod.spread[i].selector) {
       CheckRequirements(pod.spread[i].selector->match_expressions, false,
                         path + ".labelSelector.matchExpressions", errors, object);
@@ -158,6 +184,12 @@ Status ReadPodAffinity(const Field& spec, DrainPod* pod) {
 
 void CheckPodAffinity(const ClusterSnapshot& snapshot, const DrainPod& pod, ErrorList* errors) {
   const std::string object = "pod " + pod.Key();
+  // A namespaceSelector reads every namespace's labels: a listed set must be the whole set.
+  if (!snapshot.namespaces.empty() && !snapshot.namespaces.count(pod.namespace_)) {
+    errors->Add(InvalidArgumentError(
+        fmt::format("{}: metadata.namespace: {} is not among the input's Namespaces", object,
+                    Quote(pod.namespace_))));
+  }
   CheckTerms(snapshot, pod.pod_affinity, "podAffinity", object, errors);
   CheckTerms(snapshot, pod.pod_anti_affinity, "podAntiAffinity", object, errors);
   CheckSpread(pod, object, errors);

@@ -55,7 +55,8 @@ PodLocations::AntiAffinityKeys(const DrainPod& pod) {
   return {keys.begin(), keys.end()};
 }
 
-void PodLocations::Add(const DrainPod* pod, size_t node) {
+void PodLocations::Add(const DrainPod* pod, size_t node, bool moved) {
+  if (moved) moved_.insert(pod);
   NamespacePods& pods = by_namespace_[pod->namespace_];
   pods.all[pod] = node;
   for (const auto& [key, value] : pod->labels) pods.by_label[key][value][pod] = node;
@@ -73,6 +74,7 @@ std::optional<size_t> PodLocations::Remove(const DrainPod* pod) {
   if (it == ns->second.all.end()) return std::nullopt;
   const size_t node = it->second;
   ns->second.all.erase(it);
+  moved_.erase(pod);
   for (const auto& [key, value] : pod->labels) EraseFrom(ns->second.by_label, key, value, pod);
   if (ns->second.all.empty()) by_namespace_.erase(ns);
   for (const auto& [key, label] : AntiAffinityKeys(*pod)) {

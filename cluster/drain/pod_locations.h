@@ -15,6 +15,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -31,7 +32,12 @@ class PodLocations {
   // The snapshot's bound pods, except Succeeded and Failed ones.
   explicit PodLocations(const ClusterSnapshot& snapshot);
 
-  void Add(const DrainPod* pod, size_t node);
+  PodLocations(const PodLocations&) = delete;
+  PodLocations& operator=(const PodLocations&) = delete;
+
+  // `moved`: the simulation put it there (a replacement the scheduler places: it is not
+  // terminating there, whatever the evicted pod's deletionTimestamp says).
+  void Add(const DrainPod* pod, size_t node, bool moved = false);
   // Returns the node the pod was on, or nullopt when it was not located.
   std::optional<size_t> Remove(const DrainPod* pod);
   // The node leaves the cluster: it is no domain any more (its pods are removed by the caller).
@@ -49,6 +55,11 @@ class PodLocations {
   // may select `incoming` (a superset: the caller checks the terms).
   void ForEachAntiAffineCandidate(const DrainPod& incoming, const Visit& visit) const;
   bool any_anti_affine() const { return !anti_affine_.empty(); }
+  bool Moved(const DrainPod& pod) const { return moved_.contains(&pod); }
+  // Terminating where it is: a deletionTimestamp, and not moved by the simulation.
+  bool Terminating(const DrainPod& pod) const {
+    return pod.deletion_time.has_value() && !moved_.contains(&pod);
+  }
 
  private:
   using Label = std::pair<std::string, std::string>;
@@ -71,6 +82,7 @@ class PodLocations {
 
   std::map<std::string, NamespacePods> by_namespace_;
   std::map<std::string, AntiAffinePods> anti_affine_;
+  std::set<const DrainPod*> moved_;
   std::vector<char> removed_;
   uint64_t generation_ = 0;
 };

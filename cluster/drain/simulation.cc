@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "cluster/drain/volume_topology.h"
+
 namespace qrm::cluster::drain {
 namespace {
 
@@ -105,7 +107,7 @@ void Simulation::Revert() {
       case Undo::Kind::kNuma: numa_[it->index] = std::move(it->numa); break;
       case Undo::Kind::kPdb: pdb_remaining_[it->index] = it->remaining; break;
       case Undo::Kind::kLocated: locations_.Remove(it->pod); break;
-      case Undo::Kind::kUnlocated: locations_.Add(it->pod, it->index); break;
+      case Undo::Kind::kUnlocated: locations_.Add(it->pod, it->index, it->moved); break;
       case Undo::Kind::kRemovedNode: locations_.SetRemoved(it->index, false); break;
     }
   }
@@ -144,8 +146,12 @@ void Simulation::RemoveNode(size_t node) {
   if (bound == snapshot_.pods_by_node.end()) return;
   for (size_t p : bound->second) {
     const DrainPod* pod = &snapshot_.pods[p];
+    const bool was_moved = locations_.Moved(*pod);
     std::optional<size_t> was = locations_.Remove(pod);
-    if (was && forked_) undo_.emplace_back(Undo::Kind::kUnlocated, *was).pod = pod;
+    if (!was || !forked_) continue;
+    Undo& undo = undo_.emplace_back(Undo::Kind::kUnlocated, *was);
+    undo.pod = pod;
+    undo.moved = was_moved;
   }
 }
 
@@ -156,6 +162,13 @@ FitFailure Simulation::Fits(const DrainPod& pod, size_t node) const {
   if (!MatchesNodeSelection(pod, n)) return FitFailure::kNodeSelector;
   if (use_[node].pods + 1 > n.allocatable_pods) return FitFailure::kTooManyPods;
   if (!ResourcesFit(pod.requests, use_[node], n)) return FitFailure::kResources;
+  switch (CheckVolumes(snapshot_, pod, n)) {
+    case VolumeFit::kFits: break;
+    case VolumeFit::kClaimMissing:
+    case VolumeFit::kVolumeMissing: return FitFailure::kVolumeMissing;
+    case VolumeFit::kNodeAffinity:
+    case VolumeFit::kZone: return FitFailure::kVolumeTopology;
+  }
   return FailureOf(inter_pod_.Check(pod, node));
 }
 
@@ -177,10 +190,13 @@ FitFailure Simulation::Place(const DrainPod& pod, size_t node,
   SaveUse(node);
   AddRequests(use_[node].requested, pod.requests);
   ++use_[node].pods;
+  const bool was_moved = locations_.Moved(pod);
   if (std::optional<size_t> was = locations_.Remove(&pod); was && forked_) {
-    undo_.emplace_back(Undo::Kind::kUnlocated, *was).pod = &pod;
+    Undo& undo = undo_.emplace_back(Undo::Kind::kUnlocated, *was);
+    undo.pod = &pod;
+    undo.moved = was_moved;
   }
-  locations_.Add(&pod, node);
+  locations_.Add(&pod, node, true);
   if (forked_) undo_.emplace_back(Undo::Kind::kLocated, node).pod = &pod;
   return FitFailure::kFits;
 }

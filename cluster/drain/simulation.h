@@ -34,6 +34,8 @@ enum class FitFailure {
   kNodeSelector,          // spec.nodeSelector or required node affinity
   kTooManyPods,           // status.allocatable.pods reached
   kResources,             // cpu, memory or an extended resource
+  kVolumeMissing,         // a claim or volume of the pod does not exist
+  kVolumeTopology,        // a bound volume's node affinity or zone excludes the node
   kTopologySpread,        // a DoNotSchedule topology spread constraint (pod_affinity.h)
   kPodAffinity,           // a required pod affinity term
   kPodAntiAffinity,       // a required pod anti-affinity term of the pod
@@ -52,6 +54,9 @@ class Simulation {
   // kept but never consulted when placing.
   Simulation(const ClusterSnapshot& snapshot, const std::map<std::string, NumaNodeState>& numa,
              bool numa_blind);
+  // inter_pod_ refers to locations_: a copy would read the original's.
+  Simulation(const Simulation&) = delete;
+  Simulation& operator=(const Simulation&) = delete;
 
   // Starts recording changes (one level: CA forks once per candidate node).
   void Fork();
@@ -93,6 +98,7 @@ class Simulation {
     std::optional<NumaNodeState> numa;
     int64_t remaining = 0;
     const DrainPod* pod = nullptr;  // kLocated (undo: remove) and kUnlocated (undo: add back)
+    bool moved = false;             // kUnlocated: it had been moved there
   };
 
   void SaveUse(size_t node);

@@ -195,6 +195,25 @@ struct DrainPdb {
   }
 };
 
+// A PersistentVolumeClaim: the volume it is bound to.
+struct DrainClaim {
+  std::string namespace_;   // metadata.namespace
+  std::string name;         // metadata.name
+  std::string volume_name;  // spec.volumeName ("" while unbound)
+
+  std::string Key() const { return namespace_ + "/" + name; }
+  bool operator==(const DrainClaim&) const = default;
+};
+
+// A PersistentVolume: where it can be used (volume_topology.h).
+struct DrainVolume {
+  std::string name;                             // metadata.name
+  std::map<std::string, std::string> labels;    // metadata.labels (the zone and region ones)
+  std::vector<NodeSelectorTerm> node_affinity;  // spec.nodeAffinity.required.nodeSelectorTerms
+
+  bool operator==(const DrainVolume&) const = default;
+};
+
 struct ClusterSnapshot {
   std::vector<DrainNode> nodes;
   std::vector<DrainPod> pods;
@@ -206,6 +225,11 @@ struct ClusterSnapshot {
   // Namespace name -> metadata.labels, for the namespaceSelector of pod affinity terms; empty
   // unless the input lists Namespaces.
   std::map<std::string, std::map<std::string, std::string>> namespaces;
+  // PersistentVolumeClaims by namespace/name and PersistentVolumes by name, for the volume
+  // topology check; `volumes_listed` says the input had them (without, it is skipped).
+  std::map<std::string, DrainClaim> claims;
+  std::map<std::string, DrainVolume> volumes;
+  bool volumes_listed = false;
 
   // Indexes into the vectors above; Reindex() rebuilds them after the vectors change.
   std::map<std::string, size_t> node_index;                 // node name

@@ -10,6 +10,7 @@
 #include "cluster/drain/error_list.h"
 #include "cluster/drain/pod_affinity_json.h"
 #include "cluster/drain/selector_json.h"
+#include "cluster/drain/volume_json.h"
 #include "cluster/objects/json_io.h"
 #include "cluster/objects/object_meta.h"
 #include "common/log.h"
@@ -377,10 +378,14 @@ Status DecodeItem(const Field& item, std::string kind, const DecodeOptions& opti
     QRM_RETURN_IF_ERROR(DecodeReplicaCount(item, kind, snapshot));
   } else if (kind == "Namespace") {
     QRM_RETURN_IF_ERROR(DecodeNamespace(item, snapshot));
+  } else if (kind == "PersistentVolumeClaim") {
+    QRM_RETURN_IF_ERROR(DecodeClaim(item, snapshot));
+  } else if (kind == "PersistentVolume") {
+    QRM_RETURN_IF_ERROR(DecodeVolume(item, snapshot));
   } else if (kind != kNodeResourceTopologyKind && !IgnoredKind(kind)) {
     return InvalidArgumentError(fmt::format(
         "kind: {} is not Node, Pod, PodDisruptionBudget, ReplicaSet, ReplicationController, "
-        "Namespace or NodeResourceTopology",
+        "Namespace, PersistentVolumeClaim, PersistentVolume or NodeResourceTopology",
         Quote(kind)));
   }
   return Status::Ok();
@@ -390,7 +395,8 @@ Status DecodeItem(const Field& item, std::string kind, const DecodeOptions& opti
 std::optional<std::string> ItemKind(std::string_view list_kind) {
   if (list_kind == "List") return "";
   for (std::string_view k :
-       {"Node", "Pod", "PodDisruptionBudget", "ReplicaSet", "ReplicationController", "Namespace"}) {
+       {"Node", "Pod", "PodDisruptionBudget", "ReplicaSet", "ReplicationController", "Namespace",
+        "PersistentVolumeClaim", "PersistentVolume"}) {
     if (list_kind == std::string(k) + "List") return std::string(k);
   }
   return std::nullopt;
@@ -411,6 +417,10 @@ void DecodeInto(const SnapshotDocument& document, const DecodeOptions& options,
     return;
   }
   std::optional<std::string> item_kind = ItemKind(kind);
+  // An empty list of them still says the cluster has none (the volume check runs).
+  if (item_kind == "PersistentVolumeClaim" || item_kind == "PersistentVolume") {
+    snapshot->volumes_listed = true;
+  }
   if (!item_kind) {
     // A single object (`kubectl get pod x -o json`) is read as a list of one.
     Status s = DecodeItem(root, kind, options, snapshot);
@@ -472,6 +482,7 @@ void ValidateInto(const ClusterSnapshot& snapshot, ErrorList* errors) {
     CheckRequirements(pdb.selector->match_expressions, false, "spec.selector.matchExpressions",
                       errors, "poddisruptionbudget " + pdb.Key());
   }
+  CheckVolumeTerms(snapshot, errors);
 }
 
 void DropPodsOfMissingNodes(ClusterSnapshot& snapshot) {

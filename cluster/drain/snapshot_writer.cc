@@ -469,6 +469,53 @@ void WriteNamespace(Writer& w, const std::string& name,
   w.EndObject();
 }
 
+void WriteClaim(Writer& w, const DrainClaim& claim) {
+  w.StartObject();
+  WriteString(w, "apiVersion", "v1");
+  WriteString(w, "kind", "PersistentVolumeClaim");
+  WriteKey(w, "metadata");
+  w.StartObject();
+  WriteString(w, "name", claim.name);
+  WriteStringIfSet(w, "namespace", claim.namespace_);
+  w.EndObject();
+  WriteKey(w, "spec");
+  w.StartObject();
+  WriteStringIfSet(w, "volumeName", claim.volume_name);
+  w.EndObject();
+  w.EndObject();
+}
+
+void WriteVolume(Writer& w, const DrainVolume& volume) {
+  w.StartObject();
+  WriteString(w, "apiVersion", "v1");
+  WriteString(w, "kind", "PersistentVolume");
+  WriteKey(w, "metadata");
+  w.StartObject();
+  WriteString(w, "name", volume.name);
+  WriteStringMapIfSet(w, "labels", volume.labels);
+  w.EndObject();
+  WriteKey(w, "spec");
+  w.StartObject();
+  if (!volume.node_affinity.empty()) {
+    WriteKey(w, "nodeAffinity");
+    w.StartObject();
+    WriteKey(w, "required");
+    w.StartObject();
+    WriteKey(w, "nodeSelectorTerms");
+    w.StartArray();
+    for (const NodeSelectorTerm& term : volume.node_affinity) {
+      w.StartObject();
+      Requirements(w, term.match_expressions);
+      w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+    w.EndObject();
+  }
+  w.EndObject();
+  w.EndObject();
+}
+
 }  // namespace
 
 std::string WriteSnapshotJson(const ClusterSnapshot& snapshot) {
@@ -485,6 +532,8 @@ std::string WriteSnapshotJson(const ClusterSnapshot& snapshot) {
   for (const auto& [key, replicas] : snapshot.controller_replicas)
     WriteController(w, key, replicas);
   for (const auto& [name, labels] : snapshot.namespaces) WriteNamespace(w, name, labels);
+  for (const auto& [key, claim] : snapshot.claims) WriteClaim(w, claim);
+  for (const auto& [name, volume] : snapshot.volumes) WriteVolume(w, volume);
   w.EndArray();
   w.EndObject();
   return std::string(buffer.GetString(), buffer.GetSize());

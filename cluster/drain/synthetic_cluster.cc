@@ -331,6 +331,7 @@ class Generator {
     MakeAppPools();
     for (size_t i = 0; i < o_.nodes; ++i) AddNode(i);
     AddPdbs();
+    out_.snapshot.volumes_listed = true;
     out_.snapshot.Reindex();
     return std::move(out_);
   }
@@ -354,6 +355,7 @@ class Generator {
   void AddNode(size_t index) {
     const NodeShape shape = DrawShape(rng_, o_);
     DrainNode node = MakeNode(index, shape);
+    zone_ = node.labels.at(kZoneLabel);
     NumaNodeState state = MakeState(node.name, shape);
     const int daemonsets = std::min(o_.pods_per_node, 2);
     if (daemonsets > 0) {
@@ -403,7 +405,19 @@ class Generator {
       ++out_.snapshot.controller_replicas[pod.namespace_ + "/ReplicaSet/" + c->name];
     }
     pod.uid = fmt::format("00000000-0000-4000-8000-{:012x}", out_.snapshot.pods.size());
+    AddZonalVolumes(pod);
     out_.snapshot.pods.push_back(std::move(pod));
+  }
+
+  // Each claim of the pod, bound to a volume in the zone of the node it runs on (a cloud
+  // disk: the pod can only move within its zone).
+  void AddZonalVolumes(const DrainPod& pod) {
+    for (const Volume& v : pod.volumes) {
+      if (v.kind != VolumeKind::kPersistentVolumeClaim) continue;
+      const std::string pv = "pv-" + v.claim;
+      out_.snapshot.claims[pod.namespace_ + "/" + v.claim] = {pod.namespace_, v.claim, pv};
+      out_.snapshot.volumes[pv] = {pv, {{kZoneLabel, zone_}}, {}};
+    }
   }
 
   // CoreDNS's budget first (kube-system pods without one block their node for an hour after
@@ -436,6 +450,7 @@ class Generator {
   App coredns_;
   size_t app_nodes_ = 0;
   uint64_t serial_ = 0;
+  std::string zone_;  // of the node being filled
   SyntheticCluster out_;
 };
 

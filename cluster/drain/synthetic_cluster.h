@@ -1,7 +1,8 @@
 // A synthetic cluster whose ground truth is known, for the drain bench (P12), the planner's
 // randomised property test and the fuzz seeds: nodes with 2 or 4 NUMA zones in 3 zones, pods
 // placed on them as qrm would have admitted them (some spread over the zones, some replicas
-// anti-affine by node), and the NUMA state qrm would hold afterwards.
+// anti-affine by node, some on a volume of their node's zone), and the NUMA state qrm would
+// hold afterwards.
 //
 // Every pod was admitted on its node with numa_admission.h (Admit, then Place on the node's
 // state), so each node's NumaNodeState is exactly its capacity minus what its pods take, and

@@ -186,6 +186,14 @@ struct LiveCluster {
                                                      .namespaced = true}};
   testing::ObjectCollection namespaces{
       server, {.path = "/api/v1/namespaces", .kind = "Namespace", .api_version = "v1"}};
+  testing::ObjectCollection claims{server,
+                                   {.path = "/api/v1/persistentvolumeclaims",
+                                    .kind = "PersistentVolumeClaim",
+                                    .api_version = "v1",
+                                    .namespaced = true}};
+  testing::ObjectCollection volumes{
+      server,
+      {.path = "/api/v1/persistentvolumes", .kind = "PersistentVolume", .api_version = "v1"}};
   testing::ObjectCollection topologies{
       server,
       {.path = "/apis/topology.node.k8s.io/v1alpha2/noderesourcetopologies",

@@ -85,6 +85,13 @@ struct Cluster {
                                             .namespaced = true}};
   ObjectCollection namespaces{
       server, {.path = std::string(kNamespacesPath), .kind = "Namespace", .api_version = "v1"}};
+  ObjectCollection claims{server,
+                          {.path = std::string(kClaimsPath),
+                           .kind = "PersistentVolumeClaim",
+                           .api_version = "v1",
+                           .namespaced = true}};
+  ObjectCollection volumes{
+      server, {.path = std::string(kVolumesPath), .kind = "PersistentVolume", .api_version = "v1"}};
   std::optional<ObjectCollection> topologies;
 };
 
@@ -115,16 +122,21 @@ TEST_CASE("live documents are every collection's pages and decode into a snapsho
       R"({"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"web-rs",)"
       R"("namespace":"default"},"spec":{"replicas":2}})");
   cluster.namespaces.Seed("default", R"({"metadata":{"name":"default","labels":{"team":"web"}}})");
+  cluster.claims.Seed("default/data", R"({"metadata":{"name":"data","namespace":"default"},)"
+                                      R"("spec":{"volumeName":"pv-1"}})");
+  cluster.volumes.Seed("pv-1", R"({"metadata":{"name":"pv-1",)"
+                               R"("labels":{"topology.kubernetes.io/zone":"a"}}})");
 
   const StatusOr<LiveDocuments> docs = ReadLiveDocuments(kube::TestClientFor(cluster.server));
   INFO(docs.status().ToString());
   REQUIRE(docs.ok());
   CHECK(NamesOf(docs->snapshot) ==
-        std::vector<std::string>{"GET /api/v1/nodes (page 1)", "GET /api/v1/pods (page 1)",
-                                 "GET /apis/policy/v1/poddisruptionbudgets (page 1)",
-                                 "GET /apis/apps/v1/replicasets (page 1)",
-                                 "GET /api/v1/replicationcontrollers (page 1)",
-                                 "GET /api/v1/namespaces (page 1)"});
+        std::vector<std::string>{
+            "GET /api/v1/nodes (page 1)", "GET /api/v1/pods (page 1)",
+            "GET /apis/policy/v1/poddisruptionbudgets (page 1)",
+            "GET /apis/apps/v1/replicasets (page 1)", "GET /api/v1/replicationcontrollers (page 1)",
+            "GET /api/v1/namespaces (page 1)", "GET /api/v1/persistentvolumeclaims (page 1)",
+            "GET /api/v1/persistentvolumes (page 1)"});
   REQUIRE(docs->topology.size() == 1);
   CHECK(docs->topology[0].name ==
         "GET /apis/topology.node.k8s.io/v1alpha2/noderesourcetopologies (page 1)");
@@ -140,6 +152,9 @@ TEST_CASE("live documents are every collection's pages and decode into a snapsho
   CHECK(snapshot->pdbs[0].disruptions_allowed == 1);
   CHECK(snapshot->controller_replicas.at("default/ReplicaSet/web-rs") == 2);
   CHECK(snapshot->namespaces.at("default").at("team") == "web");
+  CHECK(snapshot->volumes_listed);
+  CHECK(snapshot->claims.at("default/data").volume_name == "pv-1");
+  CHECK(snapshot->volumes.at("pv-1").labels.at("topology.kubernetes.io/zone") == "a");
 }
 
 TEST_CASE("a collection bigger than a page is read page by page with its continue token") {
@@ -158,7 +173,8 @@ TEST_CASE("a collection bigger than a page is read page by page with its continu
             "GET /api/v1/nodes (page 1)", "GET /api/v1/pods (page 1)", "GET /api/v1/pods (page 2)",
             "GET /api/v1/pods (page 3)", "GET /apis/policy/v1/poddisruptionbudgets (page 1)",
             "GET /apis/apps/v1/replicasets (page 1)", "GET /api/v1/replicationcontrollers (page 1)",
-            "GET /api/v1/namespaces (page 1)"});
+            "GET /api/v1/namespaces (page 1)", "GET /api/v1/persistentvolumeclaims (page 1)",
+            "GET /api/v1/persistentvolumes (page 1)"});
   CHECK(pods->list_requests() == 3);
   const StatusOr<ClusterSnapshot> snapshot = DecodeSnapshot(docs->snapshot, {});
   INFO(snapshot.status().ToString());
@@ -186,7 +202,7 @@ TEST_CASE("without the NodeResourceTopology CRD there are no topology documents"
   const StatusOr<LiveDocuments> docs = ReadLiveDocuments(kube::TestClientFor(cluster.server));
   INFO(docs.status().ToString());
   REQUIRE(docs.ok());
-  CHECK(docs->snapshot.size() == 6);  // one page of each collection
+  CHECK(docs->snapshot.size() == 8);  // one page of each collection
   CHECK(docs->topology.empty());
 }
 

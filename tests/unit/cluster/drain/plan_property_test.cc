@@ -2,8 +2,9 @@
 // PDBs, seeds), replaying qrm's plan on independent accounting admits every pod on its
 // destination under the node's topology policy (qrm's own merge), exceeds no PDB and fills no
 // node over its allocatable, breaks no required anti-affinity and no DoNotSchedule spread
-// constraint; and the plan is the same when made twice. The NUMA-blind plan of
-// the same cluster is replayed too: every pod it strands is one the replay refuses.
+// constraint, takes no pod away from its volume's zone; and the plan is the same when made twice.
+// The NUMA-blind plan of the same cluster is replayed too: every pod it strands is one the replay
+// refuses.
 #include <random>
 
 #include <catch2/catch.hpp>
@@ -33,7 +34,7 @@ SyntheticClusterOptions RandomOptions(std::mt19937_64& rng) {
 TEST_CASE("every plan replays without a refusal an exceeded PDB or an overfull node") {
   std::mt19937_64 rng(20261127);
   size_t candidates = 0, moves = 0, numa_checked = 0, stranded = 0;
-  size_t inter_pod_moves = 0, inter_pod_refusals = 0;
+  size_t inter_pod_moves = 0, inter_pod_refusals = 0, volume_moves = 0;
   for (int round = 0; round < 150; ++round) {
     const SyntheticClusterOptions o = RandomOptions(rng);
     const SyntheticCluster cluster = GenerateCluster(o);
@@ -62,6 +63,8 @@ TEST_CASE("every plan replays without a refusal an exceeded PDB or an overfull n
         numa_checked += move.numa_checked;
         const DrainPod& pod = cluster.snapshot.pods[cluster.snapshot.pod_index.at(move.pod)];
         inter_pod_moves += !pod.spread.empty() || !pod.pod_anti_affinity.empty();
+        for (const Volume& v : pod.volumes)
+          volume_moves += v.kind == VolumeKind::kPersistentVolumeClaim;
       }
     }
     for (const NotDrainable& n : plan->not_drainable) {
@@ -87,6 +90,7 @@ TEST_CASE("every plan replays without a refusal an exceeded PDB or an overfull n
   // Pods with spread constraints and anti-affinity moved, and the filters refused some nodes.
   CHECK(inter_pod_moves > 20);
   CHECK(inter_pod_refusals > 0);
+  CHECK(volume_moves > 5);  // pods on zonal volumes moved too
 }
 
 }  // namespace

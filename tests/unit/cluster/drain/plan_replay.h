@@ -107,6 +107,25 @@ class ReplayPlacement {
   std::set<std::string> leaving_;
 };
 
+// What the tests generate of volumes: a claim bound to a volume labelled with one zone.
+inline std::string VolumeProblem(const ClusterSnapshot& snapshot, const DrainPod& pod,
+                                 const DrainNode& dest) {
+  if (!snapshot.volumes_listed) return "";
+  for (const Volume& v : pod.volumes) {
+    if (v.kind != VolumeKind::kPersistentVolumeClaim) continue;
+    auto claim = snapshot.claims.find(pod.namespace_ + "/" + v.claim);
+    if (claim == snapshot.claims.end()) return "its claim " + v.claim + " does not exist";
+    if (claim->second.volume_name.empty()) continue;
+    const DrainVolume& volume = snapshot.volumes.at(claim->second.volume_name);
+    const std::string zone = "topology.kubernetes.io/zone";
+    if (volume.labels.count(zone) &&
+        (!dest.labels.count(zone) || dest.labels.at(zone) != volume.labels.at(zone))) {
+      return "its volume " + volume.name + " is in zone " + volume.labels.at(zone);
+    }
+  }
+  return "";
+}
+
 inline std::vector<std::string> ReplayPlan(const ClusterSnapshot& snapshot,
                                            const std::map<std::string, NumaNodeState>& numa,
                                            const Plan& plan, const PlannerOptions& options) {
@@ -153,6 +172,9 @@ inline std::vector<std::string> ReplayPlan(const ClusterSnapshot& snapshot,
       if (!ToleratesNode(pod, *dest) || !MatchesNodeSelection(pod, *dest)) {
         problems.push_back(
             fmt::format("{}: {} taints or selection refuse it", move.pod, dest->name));
+      }
+      if (std::string why = VolumeProblem(snapshot, pod, *dest); !why.empty()) {
+        problems.push_back(fmt::format("{}: on {} {}", move.pod, dest->name, why));
       }
       if (std::string why = placement.InterPodProblem(pod, *dest); !why.empty()) {
         problems.push_back(fmt::format("{}: on {} {}", move.pod, dest->name, why));

@@ -113,6 +113,31 @@ TEST_CASE("spread constraints the API server refuses are refused") {
              Contains("spec.topologySpreadConstraints[0].maxSkew"));
 }
 
+TEST_CASE("repeated constraints and misused matchLabelKeys are refused") {
+  const std::string zone = R"({"maxSkew": 1, "topologyKey": "z", "whenUnsatisfiable": )"
+                           R"("DoNotSchedule", "labelSelector": {"matchLabels": {"app": "web"}}})";
+  CHECK_THAT(DecodeError({ListOf(
+                 {PodWithSpec(R"({"topologySpreadConstraints": [)" + zone + "," + zone + "]}")})}),
+             Contains(R"(spec.topologySpreadConstraints[1]: {topologyKey "z", whenUnsatisfiable )"
+                      "DoNotSchedule} repeats constraint 0"));
+  CHECK_THAT(DecodeError({ListOf({Spread(R"("maxSkew": 1, "topologyKey": "z", )"
+                                         R"("whenUnsatisfiable": "DoNotSchedule", )"
+                                         R"("matchLabelKeys": ["rev"])")})}),
+             Contains("matchLabelKeys: must not be set when labelSelector is not set"));
+  CHECK_THAT(DecodeError({ListOf({Spread(R"("maxSkew": 1, "topologyKey": "z", )"
+                                         R"("whenUnsatisfiable": "DoNotSchedule", )"
+                                         R"("labelSelector": {"matchLabels": {"app": "web"}}, )"
+                                         R"("matchLabelKeys": ["app"])")})}),
+             Contains(R"(matchLabelKeys: "app" is also in labelSelector)"));
+}
+
+TEST_CASE("with Namespaces listed every pod's namespace must be among them") {
+  const std::string other = R"({"kind": "Namespace", "metadata": {"name": "other"}})";
+  CHECK_THAT(DecodeError({ListOf({PodWithSpec("{}"), other})}),
+             Contains(R"(pod default/p: metadata.namespace: "default" is not among the )"
+                      "input's Namespaces"));
+}
+
 TEST_CASE("pod affinity terms the API server refuses are refused") {
   CHECK_THAT(
       DecodeError({ListOf({AntiTerm(R"("labelSelector": {})")})}),

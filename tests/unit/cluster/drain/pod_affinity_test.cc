@@ -228,6 +228,28 @@ TEST_CASE("a removed node's pods stop counting and revert brings them back") {
   CHECK(sim.Fits(pod, 2) == FitFailure::kFits);
 }
 
+TEST_CASE("a terminating pod counts where it is moved to, not where it is") {
+  // Zone a: w1 and the terminating w0, zone b: w2. w0's node leaves; its replacement lands
+  // in zone b and counts there.
+  DrainPod leaving = Labelled("w0", "n3", "web");
+  leaving.deletion_time = 1;
+  ClusterSnapshot s = MakeSnapshot(
+      {ZonedNode("n1", "a"), ZonedNode("n2", "b"), ZonedNode("n3", "a"), ZonedNode("n4", "b")},
+      {Labelled("w1", "n1", "web"), Labelled("w2", "n2", "web"), leaving});
+  Simulation sim(s, {}, false);
+  DrainPod pod = Labelled("w3", "", "web");
+  pod.spread.push_back(Spread("web", 1));
+  CHECK(sim.Fits(pod, 0) == FitFailure::kFits);  // a 1, b 1: 1 + 1 - 1
+  sim.Fork();
+  sim.RemoveNode(2);
+  std::optional<NumaPlacement> placement;
+  REQUIRE(sim.Place(s.pods[2], 3, &placement) == FitFailure::kFits);
+  CHECK(sim.Fits(pod, 0) == FitFailure::kFits);            // a 1, b 2: 1 + 1 - 1
+  CHECK(sim.Fits(pod, 1) == FitFailure::kTopologySpread);  // 2 + 1 - 1
+  sim.Revert();
+  CHECK(sim.Fits(pod, 1) == FitFailure::kFits);
+}
+
 TEST_CASE("a removed node is no spread domain") {
   ClusterSnapshot s =
       MakeSnapshot({ZonedNode("n1", "a"), ZonedNode("n2", "b"), ZonedNode("n3", "c")},

@@ -130,6 +130,9 @@ void CheckSnapshot(const ClusterSnapshot& a, const ClusterSnapshot& b) {
   for (size_t i = 0; i < a.pods.size(); ++i) CheckPod(a.pods[i], b.pods[i]);
   for (size_t i = 0; i < a.pdbs.size(); ++i) CheckPdb(a.pdbs[i], b.pdbs[i]);
   CHECK(a.namespaces == b.namespaces);
+  CHECK(a.claims == b.claims);
+  CHECK(a.volumes == b.volumes);
+  if (!a.claims.empty() || !a.volumes.empty()) CHECK(a.volumes_listed == b.volumes_listed);
   CHECK(a.controller_replicas == b.controller_replicas);
 }
 
@@ -241,6 +244,13 @@ ClusterSnapshot HandBuilt() {
                                       Req("gone", SelectorOp::kDoesNotExist, "DoesNotExist")};
   s.pdbs = {none, all, some};
   s.namespaces = {{"ns", {{"team", "a"}}}, {"cache", {}}};
+  s.claims["ns/data-1"] = {"ns", "data-1", "pv-1"};
+  s.claims["ns/pending"] = {"ns", "pending", ""};
+  s.volumes["pv-1"] = {"pv-1",
+                       {{"topology.kubernetes.io/zone", "z1"}},
+                       {{{Req("kubernetes.io/hostname", SelectorOp::kIn, "In", {"worker-1"})}}}};
+  s.volumes["pv-2"] = {"pv-2", {}, {}};
+  s.volumes_listed = true;
   s.Reindex();
   return s;
 }

@@ -1,0 +1,25 @@
+// The scheduler's volume filters for a pod the drain planner moves: VolumeBinding for claims
+// that are bound (the PersistentVolume's required node affinity) and VolumeZone (the volume's
+// zone and region labels). A pod on a local PersistentVolume, or on a zonal disk, can only go
+// where its data is; CA runs both filters in its simulation.
+//
+// An unbound claim (spec.volumeName empty) does not constrain the pod: it binds where the pod
+// lands (WaitForFirstConsumer). Without PersistentVolumeClaims and PersistentVolumes in the
+// input (ClusterSnapshot::volumes_listed false) the check is skipped, and the plan says so.
+#pragma once
+
+#include "cluster/drain/snapshot.h"
+
+namespace qrm::cluster::drain {
+
+enum class VolumeFit {
+  kFits,
+  kClaimMissing,   // a persistentVolumeClaim the pod names does not exist
+  kVolumeMissing,  // its claim is bound to a PersistentVolume that does not exist
+  kNodeAffinity,   // the volume's spec.nodeAffinity excludes the node
+  kZone,           // the volume's zone or region label excludes the node
+};
+
+VolumeFit CheckVolumes(const ClusterSnapshot& snapshot, const DrainPod& pod, const DrainNode& node);
+
+}  // namespace qrm::cluster::drain
