@@ -29,6 +29,7 @@ ThrottleStore::ThrottleStore(std::string path, Clock now)
     : path_(std::move(path)), now_(now ? std::move(now) : Clock(WallSeconds)) {}
 
 Status ThrottleStore::Load() {
+  MutexLock write(write_mu_);
   auto cp = checkpoint::Read(path_);
   MutexLock lock(mu_);
   entries_.clear();
@@ -42,14 +43,24 @@ Status ThrottleStore::Load() {
   return Status::Ok();
 }
 
-Status ThrottleStore::Commit(Entries next) {
+ThrottleStore::Entries ThrottleStore::Current() const {
+  MutexLock lock(mu_);
+  return entries_;
+}
+
+Status ThrottleStore::Commit(Entries next, const std::vector<Key>& not_in_runtime) {
   std::vector<CpuThrottle> list;
   list.reserve(next.size());
   for (const auto& [key, t] : next) list.push_back(t);
   rapidjson::Document data;
   EncodeThrottles(list, data);
   QRM_RETURN_IF_ERROR(checkpoint::Write(path_, kVersion, data));
+  MutexLock lock(mu_);
   entries_ = std::move(next);
+  for (const Key& key : not_in_runtime) in_runtime_.erase(key);
+  for (auto it = in_runtime_.begin(); it != in_runtime_.end();) {  // no lambda: mu_ is seen
+    it = entries_.contains(*it) ? std::next(it) : in_runtime_.erase(it);
+  }
   return Status::Ok();
 }
 
@@ -57,8 +68,8 @@ StatusOr<CpuThrottle> ThrottleStore::Set(const CpuThrottleRequest& r) {
   QRM_RETURN_IF_ERROR(ValidateThrottleRequest(r));
   const Key key{r.pod_uid, r.container};
   const int64_t now = now_();
-  MutexLock lock(mu_);
-  Entries next = entries_;
+  MutexLock write(write_mu_);
+  Entries next = Current();
   auto [it, fresh] = next.try_emplace(key);
   CpuThrottle& t = it->second;
   const CpuThrottle before = t;
@@ -78,38 +89,37 @@ StatusOr<CpuThrottle> ThrottleStore::Set(const CpuThrottleRequest& r) {
   const bool runtime_changes = fresh || before.EffectiveQuota() != t.EffectiveQuota() ||
                                before.EffectivePeriod() != t.EffectivePeriod();
   CpuThrottle stored = t;
-  QRM_RETURN_IF_ERROR(Commit(std::move(next)));
-  if (runtime_changes) in_runtime_.erase(key);
+  std::vector<Key> changed;
+  if (runtime_changes) changed.push_back(key);
+  QRM_RETURN_IF_ERROR(Commit(std::move(next), changed));
   return stored;
 }
 
 StatusOr<bool> ThrottleStore::Clear(const std::string& pod_uid, const std::string& container) {
   const Key key{pod_uid, container};
-  MutexLock lock(mu_);
-  auto it = entries_.find(key);
-  if (it == entries_.end()) return false;
+  MutexLock write(write_mu_);
+  Entries next = Current();
+  auto it = next.find(key);
+  if (it == next.end()) return false;
   if (it->second.restoring) return true;
-  Entries next = entries_;
-  next.at(key).restoring = true;
-  QRM_RETURN_IF_ERROR(Commit(std::move(next)));
-  in_runtime_.erase(key);
+  it->second.restoring = true;
+  QRM_RETURN_IF_ERROR(Commit(std::move(next), {key}));
   return true;
 }
 
 StatusOr<std::vector<ThrottleStore::Key>> ThrottleStore::ExpireLeases() {
   const int64_t now = now_();
-  MutexLock lock(mu_);
+  MutexLock write(write_mu_);
   std::vector<Key> expired;
-  Entries next = entries_;
+  Entries next = Current();
   for (auto& [key, t] : next) {
     if (t.restoring || t.expires_unix > now) continue;
     t.restoring = true;
     expired.push_back(key);
   }
   if (expired.empty()) return expired;
-  QRM_RETURN_IF_ERROR(Commit(std::move(next)));
+  QRM_RETURN_IF_ERROR(Commit(std::move(next), expired));
   for (const Key& key : expired) {
-    in_runtime_.erase(key);
     Logger("throttle")
         ->warn("{}: throttle lease expired (its owner stopped renewing it); restoring", Ref(key));
   }
@@ -117,15 +127,12 @@ StatusOr<std::vector<ThrottleStore::Key>> ThrottleStore::ExpireLeases() {
 }
 
 StatusOr<int> ThrottleStore::Retain(const std::set<std::string>& pod_uids) {
-  MutexLock lock(mu_);
-  Entries next = entries_;
+  MutexLock write(write_mu_);
+  Entries next = Current();
   const auto dropped =
       std::erase_if(next, [&](const auto& e) { return !pod_uids.contains(e.first.first); });
   if (dropped == 0) return 0;
   QRM_RETURN_IF_ERROR(Commit(std::move(next)));
-  for (auto it = in_runtime_.begin(); it != in_runtime_.end();) {  // no lambda: mu_ is seen
-    it = entries_.contains(*it) ? std::next(it) : in_runtime_.erase(it);
-  }
   return static_cast<int>(dropped);
 }
 
@@ -137,20 +144,19 @@ Status ThrottleStore::NoteKubeletLimit(const std::string& pod_uid, const std::st
   const Key key{pod_uid, container};
   const int64_t restore_quota = quota_us;
   const int64_t restore_period = period_us > 0 ? period_us : 100000;
-  MutexLock lock(mu_);
-  auto it = entries_.find(key);
-  if (it == entries_.end()) return Status::Ok();
+  MutexLock write(write_mu_);
+  Entries next = Current();
+  auto it = next.find(key);
+  if (it == next.end()) return Status::Ok();
   if (it->second.restore_quota_us == restore_quota &&
       it->second.restore_period_us == restore_period) {
     return Status::Ok();
   }
-  Entries next = entries_;
-  next.at(key).restore_quota_us = restore_quota;
-  next.at(key).restore_period_us = restore_period;
-  const bool restoring = next.at(key).restoring;
-  QRM_RETURN_IF_ERROR(Commit(std::move(next)));
-  if (restoring) in_runtime_.erase(key);
-  return Status::Ok();
+  it->second.restore_quota_us = restore_quota;
+  it->second.restore_period_us = restore_period;
+  std::vector<Key> changed;
+  if (it->second.restoring) changed.push_back(key);  // the values pushed are the restore ones
+  return Commit(std::move(next), changed);
 }
 
 void ThrottleStore::Overlay(const std::string& pod_uid, const std::string& container,
@@ -179,19 +185,21 @@ bool ThrottleStore::IsPending(const Key& key) const {
 }
 
 Status ThrottleStore::Applied(const Key& key, int64_t quota_us, int64_t period_us) {
-  MutexLock lock(mu_);
-  auto it = entries_.find(key);
-  if (it == entries_.end()) return Status::Ok();
-  const CpuThrottle& t = it->second;
-  if (t.EffectiveQuota() != quota_us || t.EffectivePeriod() != period_us) return Status::Ok();
-  if (!t.restoring) {
-    in_runtime_.insert(key);
-    return Status::Ok();
+  MutexLock write(write_mu_);
+  {
+    MutexLock lock(mu_);
+    auto it = entries_.find(key);
+    if (it == entries_.end()) return Status::Ok();
+    const CpuThrottle& t = it->second;
+    if (t.EffectiveQuota() != quota_us || t.EffectivePeriod() != period_us) return Status::Ok();
+    if (!t.restoring) {
+      in_runtime_.insert(key);
+      return Status::Ok();
+    }
   }
-  Entries next = entries_;
+  Entries next = Current();
   next.erase(key);
   QRM_RETURN_IF_ERROR(Commit(std::move(next)));
-  in_runtime_.erase(key);
   Logger("throttle")->info("{}: restored (quota {} us per {} us)", Ref(key), quota_us, period_us);
   return Status::Ok();
 }

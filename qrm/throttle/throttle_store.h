@@ -69,11 +69,20 @@ class ThrottleStore {
 
  private:
   using Entries = std::map<Key, CpuThrottle>;
-  // Writes `next` durably, then takes it: memory and disk change together.
-  Status Commit(Entries next) QRM_REQUIRES(mu_);
+  // The entries as they are, for a change to start from (no other change can interleave).
+  Entries Current() const QRM_REQUIRES(write_mu_) QRM_EXCLUDES(mu_);
+  // Writes `next` durably, then takes it: memory and disk change together. `not_in_runtime`
+  // are entries whose effective values changed (they must be pushed again); entries that are
+  // gone leave in_runtime_ too, in the same step.
+  Status Commit(Entries next, const std::vector<Key>& not_in_runtime = {}) QRM_REQUIRES(write_mu_)
+      QRM_EXCLUDES(mu_);
 
   const std::string path_;
   const Clock now_;
+  // Serialises the changes and is held across their durable write. Readers (Overlay on every
+  // admission, the reconcile tick) take only mu_, which is never held across I/O: a guard
+  // throttling many containers at once does not stall admissions behind its fsyncs.
+  mutable Mutex write_mu_;
   mutable Mutex mu_;
   Entries entries_ QRM_GUARDED_BY(mu_);
   std::set<Key> in_runtime_ QRM_GUARDED_BY(mu_);  // entries whose effective values were pushed

@@ -1,5 +1,8 @@
 #include "qrm/throttle/throttle_store.h"
 
+#include <atomic>
+#include <thread>
+
 #include <catch2/catch.hpp>
 #include <sys/stat.h>
 
@@ -201,6 +204,37 @@ TEST_CASE("a corrupt throttle file is moved aside and reported", "[throttle]") {
   CHECK(f.store.List().empty());
   struct stat st {};
   CHECK(::stat(f.path.c_str(), &st) != 0);
+}
+
+// Readers (Overlay on every admission) run beside changes and their durable writes: each sees
+// one whole state, never a half-made one, and the last change is what the file holds.
+TEST_CASE("readers run beside changes and always see a whole state", "[throttle]") {
+  Fixture f;
+  REQUIRE(f.store.Set(Fixture::Request(10000)).ok());
+  std::atomic<bool> done{false};
+  std::atomic<int> reads{0}, torn{0};
+  std::thread reader([&] {
+    while (!done.load()) {
+      apply::ContainerUpdate update;
+      f.store.Overlay("uid-1", "app", &update);
+      const int64_t quota = update.resources.cpu_quota();
+      const std::optional<CpuThrottle> t = f.store.Get("uid-1", "app");
+      if ((quota != 10000 && quota != 20000) || !t || t->restore_quota_us != 200000) ++torn;
+      ++reads;
+    }
+  });
+  for (int i = 0; i < 60; ++i) {
+    REQUIRE(f.store.Set(Fixture::Request(i % 2 == 0 ? 20000 : 10000)).ok());
+  }
+  done = true;
+  reader.join();
+  CHECK(reads.load() > 0);
+  CHECK(torn.load() == 0);
+  ThrottleStore reloaded{f.path, [&f] { return f.now; }};
+  REQUIRE(reloaded.Load().ok());
+  REQUIRE(reloaded.Get("uid-1", "app").has_value());
+  CHECK(reloaded.Get("uid-1", "app")->quota_us == 10000);  // the 60th change
+  CHECK(f.store.IsPending({"uid-1", "app"}));
 }
 
 }  // namespace
