@@ -12,4 +12,15 @@ Status ContainerWriter::WriteCurrent(const std::string& pod_uid, const std::stri
   return written ? written(*update) : Status::Ok();
 }
 
+Status ContainerWriter::WriteRestore(const std::string& pod_uid, const std::string& container,
+                                     int64_t quota_us, int64_t period_us) {
+  apply::ContainerUpdate update;
+  update.resources.set_cpu_quota(quota_us);
+  update.resources.set_cpu_period(period_us);
+  update.owned.insert(apply::OciProperty::kCpuQuota);
+  update.owned.insert(apply::OciProperty::kCpuPeriod);
+  MutexLock lock(mu_);
+  return applier_.Apply(pod_uid, container, update);
+}
+
 }  // namespace qrm::reconcile

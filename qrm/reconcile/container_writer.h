@@ -34,6 +34,11 @@ class ContainerWriter {
   // container; OK without writing if `wanted` says no; the runtime's error if it refused.
   Status WriteCurrent(const std::string& pod_uid, const std::string& container,
                       const Wanted& wanted = {}, const Written& written = {});
+  // Writes the CPU quota and period a throttle restores to a container the host does not
+  // hold (its pod's record is gone, its containers may still run): nothing else of it is
+  // known, so nothing else is written.
+  Status WriteRestore(const std::string& pod_uid, const std::string& container, int64_t quota_us,
+                      int64_t period_us);
 
  private:
   admission::Admission& admission_;

@@ -8,27 +8,6 @@
 namespace qrm::reconcile {
 namespace {
 
-// Throttles of containers the host no longer holds are forgotten: a pod that left the
-// checkpoint, or a container it no longer lists.
-StatusOr<int> ForgetUnheld(throttle::ThrottleStore& store, const state::PodResources& pods) {
-  std::set<std::string> uids;
-  for (const auto& [uid, pod] : pods) uids.insert(uid);
-  QRM_ASSIGN_OR_RETURN(int forgotten, store.Retain(uids));
-  for (const throttle::CpuThrottle& t : store.List()) {
-    auto pod = pods.find(t.pod_uid);
-    if (pod != pods.end() && !pod->second->containers.contains(t.container)) {
-      QRM_ASSIGN_OR_RETURN(bool cleared, store.Clear(t.pod_uid, t.container));
-      // A restore of a container that is gone has nothing to write: mark it done.
-      if (cleared) {
-        QRM_RETURN_IF_ERROR(
-            store.Applied({t.pod_uid, t.container}, t.restore_quota_us, t.restore_period_us));
-        ++forgotten;
-      }
-    }
-  }
-  return forgotten;
-}
-
 void RecordTick(const ThrottleTickStats& stats, size_t held) {
   auto& m = metrics::Default();
   m.GetCounter("qrm_throttle_pushes_total", "CPU throttles and restores pushed to the runtime.")
@@ -43,7 +22,63 @@ void RecordTick(const ThrottleTickStats& stats, size_t held) {
       .Set(static_cast<double>(held));
 }
 
+// Worth another try next tick: the runtime did not answer. Any other refusal means the
+// container is gone or not running, so there is nothing left to restore.
+bool Transient(const Status& s) {
+  return s.code() == StatusCode::kUnavailable || s.code() == StatusCode::kDeadlineExceeded;
+}
+
 }  // namespace
+
+bool ThrottlePusher::RestoreUnheld(const throttle::CpuThrottle& t) {
+  throttle::CpuThrottle restoring = t;
+  restoring.restoring = true;
+  const Status s = writer_.WriteRestore(t.pod_uid, t.container, restoring.EffectiveQuota(),
+                                        restoring.EffectivePeriod());
+  auto log = Logger("throttle");
+  if (s.ok()) {
+    log->info(
+        "pod={} container={}: restored (quota {} us per {} us); the host no longer holds "
+        "its pod",
+        t.pod_uid, t.container, restoring.EffectiveQuota(), restoring.EffectivePeriod());
+    return true;
+  }
+  if (Transient(s)) {
+    log->warn(
+        "pod={} container={}: cannot restore the throttle of a pod the host no longer "
+        "holds, retrying next tick: {}",
+        t.pod_uid, t.container, s.message());
+    return false;
+  }
+  log->info("pod={} container={}: throttle forgotten, nothing to restore: {}", t.pod_uid,
+            t.container, s.message());
+  return true;
+}
+
+// Throttles of containers the host no longer holds are forgotten: a pod that left the
+// checkpoint (restored first if its container still runs), or a container it no longer lists.
+StatusOr<int> ThrottlePusher::ForgetUnheld(throttle::ThrottleStore& store,
+                                           const state::PodResources& pods) {
+  std::set<std::string> keep;  // held pods, and unheld ones whose restore is retried
+  for (const auto& [uid, pod] : pods) keep.insert(uid);
+  for (const throttle::CpuThrottle& t : store.List()) {
+    if (!pods.contains(t.pod_uid) && !RestoreUnheld(t)) keep.insert(t.pod_uid);
+  }
+  QRM_ASSIGN_OR_RETURN(int forgotten, store.Retain(keep));
+  for (const throttle::CpuThrottle& t : store.List()) {
+    auto pod = pods.find(t.pod_uid);
+    if (pod != pods.end() && !pod->second->containers.contains(t.container)) {
+      QRM_ASSIGN_OR_RETURN(bool cleared, store.Clear(t.pod_uid, t.container));
+      // A restore of a container that is gone has nothing to write: mark it done.
+      if (cleared) {
+        QRM_RETURN_IF_ERROR(
+            store.Applied({t.pod_uid, t.container}, t.restore_quota_us, t.restore_period_us));
+        ++forgotten;
+      }
+    }
+  }
+  return forgotten;
+}
 
 Status ThrottlePusher::Push(const throttle::ThrottleStore::Key& key) {
   throttle::ThrottleStore* store = admission_.throttles();

@@ -34,11 +34,16 @@ class ThrottlePusher {
   // Pushes one container's current fields; OK if it holds no throttle. On failure the entry
   // stays pending for the next tick.
   Status Push(const throttle::ThrottleStore::Key& key);
-  // Expires leases, drops entries of containers not in `pods`, pushes what is pending.
+  // Expires leases, forgets entries of containers not in `pods` (a pod's container the host
+  // no longer holds gets its restore values first: its pod's record may be lost while it
+  // runs on), pushes what is pending.
   ThrottleTickStats Tick(const state::PodResources& pods);
 
  private:
   Status PushTo(throttle::ThrottleStore& store, const throttle::ThrottleStore::Key& key);
+  StatusOr<int> ForgetUnheld(throttle::ThrottleStore& store, const state::PodResources& pods);
+  // Restores the throttles of a pod the host no longer holds; false if that must be retried.
+  bool RestoreUnheld(const throttle::CpuThrottle& t);
 
   admission::Admission& admission_;
   ContainerWriter& writer_;

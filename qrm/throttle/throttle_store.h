@@ -7,7 +7,8 @@
 // runtime already holds is kept in memory only: "pending" entries are pushed by the reconcile
 // tick (and at once by the admin call that changed them) until a push succeeds. A cleared or
 // expired throttle is kept, "restoring", until the restore values reached the runtime; then it
-// is forgotten. Entries of pods the host no longer holds are dropped.
+// is forgotten. Entries of pods the host no longer holds are dropped (Retain), after the
+// reconcile tick pushed their restore values if their containers may still run.
 #pragma once
 
 #include <cstdint>

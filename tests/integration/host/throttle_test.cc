@@ -209,5 +209,34 @@ TEST_CASE("the throttles of a collected pod are forgotten", "[throttle]") {
   CHECK(admin::ListCpuThrottles(*t.host).throttles().empty());
 }
 
+// The pod's record is lost (a corrupt pod file is quarantined at start) while its container
+// runs on at the throttled quota: the throttle is restored in the runtime before it is
+// forgotten, or the container would stay throttled for good.
+TEST_CASE("the throttle of a pod the host no longer holds is restored, then forgotten",
+          "[throttle]") {
+  ThrottleFixture t;
+  REQUIRE(admin::SetCpuThrottle(*t.host, Throttle("p1", 30000)).ok());
+  REQUIRE(t.host->state().RemovePod("p1").ok());
+  t.f.applier().set_fail(true);  // the runtime does not answer: retried
+  auto tick = t.host->reconciler().RunOnce();
+  REQUIRE(tick.ok());
+  CHECK(tick->throttles.forgotten == 0);
+  REQUIRE(admin::ListCpuThrottles(*t.host).throttles_size() == 1);
+  t.f.applier().set_fail(false);
+  t.f.applier().clear();
+  tick = t.host->reconciler().RunOnce();
+  REQUIRE(tick.ok());
+  CHECK(tick->throttles.forgotten == 1);
+  CHECK(admin::ListCpuThrottles(*t.host).throttles().empty());
+  bool restored = false;
+  for (const RecordingApplier::Call& call : t.Pushes()) {
+    if (call.uid != "p1" || call.container != "c0") continue;
+    restored = call.update.resources.cpu_quota() == -1 &&
+               call.update.owned.contains(apply::OciProperty::kCpuQuota) &&
+               !call.update.owned.contains(apply::OciProperty::kCpusetCpus);
+  }
+  CHECK(restored);
+}
+
 }  // namespace
 }  // namespace qrm::host::testing
