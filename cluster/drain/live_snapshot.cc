@@ -67,10 +67,25 @@ StatusOr<LiveDocuments> ReadLiveDocuments(const kube::KubeClient& client,
                                           const LiveReadOptions& options) {
   LiveDocuments out;
   for (const std::string_view path :
-       {kNodesPath, kPodsPath, kPdbsPath, kReplicaSetsPath, kReplicationControllersPath,
-        kNamespacesPath, kClaimsPath, kVolumesPath}) {
+       {kNodesPath, kPodsPath, kPdbsPath, kReplicaSetsPath, kReplicationControllersPath}) {
     QRM_ASSIGN_OR_RETURN(std::vector<SnapshotDocument> pages, ListPages(client, path, options));
     std::move(pages.begin(), pages.end(), std::back_inserter(out.snapshot));
+  }
+  // Optional: a ClusterRole from before they were read may not allow them. Without them the
+  // checks that need them are off (volumes) or refuse the input that needs them (a
+  // namespaceSelector by label), each saying so.
+  for (const std::string_view path : {kNamespacesPath, kClaimsPath, kVolumesPath}) {
+    StatusOr<std::vector<SnapshotDocument>> pages = ListPages(client, path, options);
+    if (!pages.ok() && pages.status().code() == StatusCode::kPermissionDenied) {
+      Logger(kComponent)
+          ->warn(
+              "GET {}: forbidden, planning without them (grant list on it: see "
+              "examples/deploy/kubernetes/qrm-drain-planner.yaml): {}",
+              path, pages.status().message());
+      continue;
+    }
+    if (!pages.ok()) return pages.status();
+    std::move(pages->begin(), pages->end(), std::back_inserter(out.snapshot));
   }
   StatusOr<std::vector<SnapshotDocument>> topology = ListPages(client, kTopologiesPath, options);
   if (topology.ok()) {

@@ -128,7 +128,7 @@ class Planner {
 
 // Without PersistentVolumeClaims and PersistentVolumes the volume check cannot run: said once.
 void Planner::WarnIfVolumesUnknown() const {
-  if (snapshot_.volumes_listed) return;
+  if (snapshot_.VolumesKnown()) return;
   for (const DrainPod& pod : snapshot_.pods) {
     for (const Volume& v : pod.volumes) {
       if (v.kind != VolumeKind::kPersistentVolumeClaim) continue;

@@ -226,10 +226,12 @@ struct ClusterSnapshot {
   // unless the input lists Namespaces.
   std::map<std::string, std::map<std::string, std::string>> namespaces;
   // PersistentVolumeClaims by namespace/name and PersistentVolumes by name, for the volume
-  // topology check; `volumes_listed` says the input had them (without, it is skipped).
+  // topology check; the flags say the input had each (the check needs both, else it is off).
   std::map<std::string, DrainClaim> claims;
   std::map<std::string, DrainVolume> volumes;
+  bool claims_listed = false;
   bool volumes_listed = false;
+  bool VolumesKnown() const { return claims_listed && volumes_listed; }
 
   // Indexes into the vectors above; Reindex() rebuilds them after the vectors change.
   std::map<std::string, size_t> node_index;                 // node name

@@ -418,9 +418,8 @@ void DecodeInto(const SnapshotDocument& document, const DecodeOptions& options,
   }
   std::optional<std::string> item_kind = ItemKind(kind);
   // An empty list of them still says the cluster has none (the volume check runs).
-  if (item_kind == "PersistentVolumeClaim" || item_kind == "PersistentVolume") {
-    snapshot->volumes_listed = true;
-  }
+  if (item_kind == "PersistentVolumeClaim") snapshot->claims_listed = true;
+  if (item_kind == "PersistentVolume") snapshot->volumes_listed = true;
   if (!item_kind) {
     // A single object (`kubectl get pod x -o json`) is read as a list of one.
     Status s = DecodeItem(root, kind, options, snapshot);

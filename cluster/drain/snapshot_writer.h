@@ -22,8 +22,9 @@ namespace qrm::cluster::drain {
 // One `{"apiVersion":"v1","kind":"List","items":[...]}` with the nodes, then the pods, then
 // the PodDisruptionBudgets (policy/v1), each in snapshot order, then the ReplicaSets and
 // ReplicationControllers of controller_replicas (their replica counts), the Namespaces (their
-// labels), the PersistentVolumeClaims and the PersistentVolumes. volumes_listed with neither
-// claims nor volumes cannot be written (a List has no empty list of a kind in it).
+// labels), the PersistentVolumeClaims and the PersistentVolumes. claims_listed and
+// volumes_listed without claims or volumes cannot be written (a List has no empty list of a
+// kind in it).
 std::string WriteSnapshotJson(const ClusterSnapshot& snapshot);
 
 // One Pod object (kind and apiVersion included).

@@ -331,6 +331,7 @@ class Generator {
     MakeAppPools();
     for (size_t i = 0; i < o_.nodes; ++i) AddNode(i);
     AddPdbs();
+    out_.snapshot.claims_listed = true;
     out_.snapshot.volumes_listed = true;
     out_.snapshot.Reindex();
     return std::move(out_);

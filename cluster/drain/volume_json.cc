@@ -44,7 +44,7 @@ Status DecodeClaim(const Field& item, ClusterSnapshot* snapshot) {
     Status s = json::ReadString(*spec, "volumeName", &claim.volume_name);
     if (!s.ok()) return s.WithContext(what);
   }
-  snapshot->volumes_listed = true;
+  snapshot->claims_listed = true;
   if (!snapshot->claims.emplace(claim.Key(), claim).second) {
     return InvalidArgumentError(what + ": listed twice");
   }

@@ -1,5 +1,7 @@
 #include "cluster/drain/volume_topology.h"
 
+#include <optional>
+#include <string>
 #include <string_view>
 
 #include "cluster/drain/node_selection.h"
@@ -7,43 +9,55 @@
 namespace qrm::cluster::drain {
 namespace {
 
-// The labels VolumeZone reads, each with its other spelling (GA and the deprecated beta one):
-// a volume labelled with one is satisfied by a node labelled with either.
-struct TopologyLabel {
-  std::string_view key;
-  std::string_view other;
-};
-constexpr TopologyLabel kTopologyLabels[] = {
-    {"topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone"},
-    {"topology.kubernetes.io/region", "failure-domain.beta.kubernetes.io/region"},
-    {"failure-domain.beta.kubernetes.io/zone", "topology.kubernetes.io/zone"},
-    {"failure-domain.beta.kubernetes.io/region", "topology.kubernetes.io/region"},
-};
+// The labels VolumeZone reads. A volume labelled with a deprecated beta key is also satisfied
+// by the node's GA label (the scheduler translates that way only).
+constexpr std::string_view kZoneGa = "topology.kubernetes.io/zone";
+constexpr std::string_view kRegionGa = "topology.kubernetes.io/region";
+constexpr std::string_view kZoneBeta = "failure-domain.beta.kubernetes.io/zone";
+constexpr std::string_view kRegionBeta = "failure-domain.beta.kubernetes.io/region";
 
-const std::string* NodeValue(const DrainNode& node, const TopologyLabel& label) {
-  for (std::string_view key : {label.key, label.other}) {
-    auto it = node.labels.find(std::string(key));
-    if (it != node.labels.end()) return &it->second;
-  }
-  return nullptr;
+bool IsTopologyLabel(std::string_view key) {
+  return key == kZoneGa || key == kRegionGa || key == kZoneBeta || key == kRegionBeta;
 }
 
-// A volume's zone label may name several zones, joined by "__" (LabelZonesToSet).
-bool InZoneSet(std::string_view set, std::string_view zone) {
+std::string_view GaOf(std::string_view key) {
+  if (key == kZoneBeta) return kZoneGa;
+  if (key == kRegionBeta) return kRegionGa;
+  return key;
+}
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+  return s;
+}
+
+// A volume's zone label may name several zones, joined by "__" (LabelZonesToSet, which trims
+// them). nullopt when an element is empty: the scheduler ignores such a label.
+std::optional<bool> InZoneSet(std::string_view set, std::string_view zone) {
+  bool found = false;
   while (true) {
     const size_t cut = set.find("__");
-    if (set.substr(0, cut) == zone) return true;
-    if (cut == std::string_view::npos) return false;
+    const std::string_view one = Trim(set.substr(0, cut));
+    if (one.empty()) return std::nullopt;
+    found |= one == zone;
+    if (cut == std::string_view::npos) return found;
     set.remove_prefix(cut + 2);
   }
 }
 
+// VolumeZone: a node with no zone or region label at all takes any volume (one zone).
 bool ZonesAllow(const DrainVolume& volume, const DrainNode& node) {
-  for (const TopologyLabel& label : kTopologyLabels) {
-    auto wanted = volume.labels.find(std::string(label.key));
-    if (wanted == volume.labels.end()) continue;
-    const std::string* have = NodeValue(node, label);
-    if (have == nullptr || !InZoneSet(wanted->second, *have)) return false;
+  bool node_has_topology = false;
+  for (const auto& [key, value] : node.labels) node_has_topology |= IsTopologyLabel(key);
+  if (!node_has_topology) return true;
+  for (const auto& [key, value] : volume.labels) {
+    if (!IsTopologyLabel(key)) continue;
+    auto have = node.labels.find(key);
+    if (have == node.labels.end()) have = node.labels.find(std::string(GaOf(key)));
+    if (have == node.labels.end()) return false;
+    const std::optional<bool> in = InZoneSet(value, have->second);
+    if (in.has_value() && !*in) return false;
   }
   return true;
 }
@@ -59,7 +73,7 @@ bool AffinityAllows(const DrainVolume& volume, const DrainNode& node) {
 
 VolumeFit CheckVolumes(const ClusterSnapshot& snapshot, const DrainPod& pod,
                        const DrainNode& node) {
-  if (!snapshot.volumes_listed) return VolumeFit::kFits;
+  if (!snapshot.VolumesKnown()) return VolumeFit::kFits;
   for (const Volume& v : pod.volumes) {
     if (v.kind != VolumeKind::kPersistentVolumeClaim) continue;
     auto claim = snapshot.claims.find(pod.namespace_ + "/" + v.claim);

@@ -4,8 +4,10 @@
 // where its data is; CA runs both filters in its simulation.
 //
 // An unbound claim (spec.volumeName empty) does not constrain the pod: it binds where the pod
-// lands (WaitForFirstConsumer). Without PersistentVolumeClaims and PersistentVolumes in the
-// input (ClusterSnapshot::volumes_listed false) the check is skipped, and the plan says so.
+// lands (WaitForFirstConsumer). Without PersistentVolumeClaims or without PersistentVolumes in
+// the input (ClusterSnapshot::VolumesKnown false) the check is skipped, and the planner logs
+// it. A term of spec.nodeAffinity with only matchFields is read as empty and matches no node:
+// such a volume's pods are not moved (the safe side).
 #pragma once
 
 #include "cluster/drain/snapshot.h"

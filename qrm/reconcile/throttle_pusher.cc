@@ -22,10 +22,20 @@ void RecordTick(const ThrottleTickStats& stats, size_t held) {
       .Set(static_cast<double>(held));
 }
 
-// Worth another try next tick: the runtime did not answer. Any other refusal means the
-// container is gone or not running, so there is nothing left to restore.
-bool Transient(const Status& s) {
-  return s.code() == StatusCode::kUnavailable || s.code() == StatusCode::kDeadlineExceeded;
+// The runtime says there is no such container (gone, or not running and not updatable): its
+// quota went with it. Any other failure may leave it running throttled: tried again next tick.
+bool NothingToRestore(const Status& s) {
+  return s.code() == StatusCode::kNotFound || s.code() == StatusCode::kFailedPrecondition;
+}
+
+// Forgets one entry (a restore with nothing left to write).
+Status Forget(throttle::ThrottleStore& store, const throttle::CpuThrottle& t) {
+  QRM_ASSIGN_OR_RETURN(bool cleared, store.Clear(t.pod_uid, t.container));
+  if (!cleared) return Status::Ok();
+  throttle::CpuThrottle restoring = t;
+  restoring.restoring = true;
+  return store.Applied({t.pod_uid, t.container}, restoring.EffectiveQuota(),
+                       restoring.EffectivePeriod());
 }
 
 }  // namespace
@@ -43,39 +53,33 @@ bool ThrottlePusher::RestoreUnheld(const throttle::CpuThrottle& t) {
         t.pod_uid, t.container, restoring.EffectiveQuota(), restoring.EffectivePeriod());
     return true;
   }
-  if (Transient(s)) {
-    log->warn(
-        "pod={} container={}: cannot restore the throttle of a pod the host no longer "
-        "holds, retrying next tick: {}",
-        t.pod_uid, t.container, s.message());
-    return false;
+  if (NothingToRestore(s)) {
+    log->info("pod={} container={}: throttle forgotten, nothing to restore: {}", t.pod_uid,
+              t.container, s.message());
+    return true;
   }
-  log->info("pod={} container={}: throttle forgotten, nothing to restore: {}", t.pod_uid,
-            t.container, s.message());
-  return true;
+  log->warn(
+      "pod={} container={}: cannot restore the throttle of a pod the host no longer "
+      "holds, retrying next tick: {}",
+      t.pod_uid, t.container, s.message());
+  return false;
 }
 
 // Throttles of containers the host no longer holds are forgotten: a pod that left the
-// checkpoint (restored first if its container still runs), or a container it no longer lists.
+// checkpoint (restored first, its container may run on), or a container it no longer lists.
 StatusOr<int> ThrottlePusher::ForgetUnheld(throttle::ThrottleStore& store,
                                            const state::PodResources& pods) {
-  std::set<std::string> keep;  // held pods, and unheld ones whose restore is retried
-  for (const auto& [uid, pod] : pods) keep.insert(uid);
-  for (const throttle::CpuThrottle& t : store.List()) {
-    if (!pods.contains(t.pod_uid) && !RestoreUnheld(t)) keep.insert(t.pod_uid);
-  }
-  QRM_ASSIGN_OR_RETURN(int forgotten, store.Retain(keep));
+  int forgotten = 0;
   for (const throttle::CpuThrottle& t : store.List()) {
     auto pod = pods.find(t.pod_uid);
-    if (pod != pods.end() && !pod->second->containers.contains(t.container)) {
-      QRM_ASSIGN_OR_RETURN(bool cleared, store.Clear(t.pod_uid, t.container));
-      // A restore of a container that is gone has nothing to write: mark it done.
-      if (cleared) {
-        QRM_RETURN_IF_ERROR(
-            store.Applied({t.pod_uid, t.container}, t.restore_quota_us, t.restore_period_us));
-        ++forgotten;
-      }
+    if (pod != pods.end() && pod->second->containers.contains(t.container)) continue;
+    if (pod == pods.end()) {
+      // Admitted (and throttled) after `pods` was read: held, not lost.
+      if (admission_.CurrentUpdate(t.pod_uid, t.container).ok()) continue;
+      if (!RestoreUnheld(t)) continue;
     }
+    QRM_RETURN_IF_ERROR(Forget(store, t));
+    ++forgotten;
   }
   return forgotten;
 }
@@ -115,6 +119,7 @@ ThrottleTickStats ThrottlePusher::Tick(const state::PodResources& pods) {
     log->error("cannot forget the throttles of gone containers: {}", forgotten.status().message());
   }
   for (const throttle::ThrottleStore::Key& key : store->Pending()) {
+    if (!pods.contains(key.first)) continue;  // unheld: ForgetUnheld restores it
     if (Status s = PushTo(*store, key); !s.ok()) {
       ++stats.push_failures;
       log->warn("pod={} container={}: throttle push failed, retrying next tick: {}", key.first,

@@ -126,16 +126,6 @@ StatusOr<std::vector<ThrottleStore::Key>> ThrottleStore::ExpireLeases() {
   return expired;
 }
 
-StatusOr<int> ThrottleStore::Retain(const std::set<std::string>& pod_uids) {
-  MutexLock write(write_mu_);
-  Entries next = Current();
-  const auto dropped =
-      std::erase_if(next, [&](const auto& e) { return !pod_uids.contains(e.first.first); });
-  if (dropped == 0) return 0;
-  QRM_RETURN_IF_ERROR(Commit(std::move(next)));
-  return static_cast<int>(dropped);
-}
-
 Status ThrottleStore::NoteKubeletLimit(const std::string& pod_uid, const std::string& container,
                                        int64_t quota_us, int64_t period_us) {
   // 0 is "unchanged" in the CRI: an update of the cpuset alone (the kubelet's CPU manager)

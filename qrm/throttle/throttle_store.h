@@ -7,8 +7,9 @@
 // runtime already holds is kept in memory only: "pending" entries are pushed by the reconcile
 // tick (and at once by the admin call that changed them) until a push succeeds. A cleared or
 // expired throttle is kept, "restoring", until the restore values reached the runtime; then it
-// is forgotten. Entries of pods the host no longer holds are dropped (Retain), after the
-// reconcile tick pushed their restore values if their containers may still run.
+// is forgotten. The reconcile tick forgets the entries of containers the host no longer holds
+// the same way (Clear, then Applied), after pushing their restore values when their pod's
+// record is gone but its containers may still run.
 #pragma once
 
 #include <cstdint>
@@ -47,8 +48,6 @@ class ThrottleStore {
   StatusOr<bool> Clear(const std::string& pod_uid, const std::string& container);
   // Leases past their expiry start restoring; returns the containers that did.
   StatusOr<std::vector<Key>> ExpireLeases();
-  // Forgets the throttles of pods not in `pod_uids`; returns how many.
-  StatusOr<int> Retain(const std::set<std::string>& pod_uids);
   // The kubelet changed the container's own quota/period (an in-place resize) while it is
   // throttled: that is what a restore gives back now.
   Status NoteKubeletLimit(const std::string& pod_uid, const std::string& container,

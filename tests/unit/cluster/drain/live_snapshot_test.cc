@@ -152,7 +152,7 @@ TEST_CASE("live documents are every collection's pages and decode into a snapsho
   CHECK(snapshot->pdbs[0].disruptions_allowed == 1);
   CHECK(snapshot->controller_replicas.at("default/ReplicaSet/web-rs") == 2);
   CHECK(snapshot->namespaces.at("default").at("team") == "web");
-  CHECK(snapshot->volumes_listed);
+  CHECK(snapshot->VolumesKnown());
   CHECK(snapshot->claims.at("default/data").volume_name == "pv-1");
   CHECK(snapshot->volumes.at("pv-1").labels.at("topology.kubernetes.io/zone") == "a");
 }
@@ -204,6 +204,32 @@ TEST_CASE("without the NodeResourceTopology CRD there are no topology documents"
   REQUIRE(docs.ok());
   CHECK(docs->snapshot.size() == 8);  // one page of each collection
   CHECK(docs->topology.empty());
+}
+
+TEST_CASE("a 403 on namespaces or volumes leaves them out; the rest is read") {
+  TestApiServer server;
+  REQUIRE(server.Start().ok());
+  ObjectCollection nodes{server, {.path = "/api/v1/nodes", .kind = "Node", .api_version = "v1"}};
+  auto pods = PodsOf(server);
+  for (std::string_view path : {kPdbsPath, kReplicaSetsPath, kReplicationControllersPath}) {
+    server.AddRoute("GET", std::string(path), [](const ApiRequest&) {
+      return ApiResponse{200, R"({"kind":"List","apiVersion":"v1","metadata":{},"items":[]})"};
+    });
+  }
+  for (std::string_view path : {kNamespacesPath, kClaimsPath, kVolumesPath}) {
+    server.AddRoute("GET", std::string(path), [](const ApiRequest&) {
+      return StatusAnswer(403, "Forbidden", "persistentvolumes is forbidden");
+    });
+  }
+  nodes.Seed("n1", Node("n1"));
+  const StatusOr<LiveDocuments> docs = ReadLiveDocuments(kube::TestClientFor(server));
+  INFO(docs.status().ToString());
+  REQUIRE(docs.ok());
+  CHECK(docs->snapshot.size() == 5);
+  const StatusOr<ClusterSnapshot> snapshot = DecodeSnapshot(docs->snapshot, {});
+  REQUIRE(snapshot.ok());
+  CHECK_FALSE(snapshot->VolumesKnown());
+  CHECK(snapshot->namespaces.empty());
 }
 
 TEST_CASE("a 403 on pods is an error naming the request and the server's message") {

@@ -110,7 +110,7 @@ class ReplayPlacement {
 // What the tests generate of volumes: a claim bound to a volume labelled with one zone.
 inline std::string VolumeProblem(const ClusterSnapshot& snapshot, const DrainPod& pod,
                                  const DrainNode& dest) {
-  if (!snapshot.volumes_listed) return "";
+  if (!snapshot.VolumesKnown()) return "";
   for (const Volume& v : pod.volumes) {
     if (v.kind != VolumeKind::kPersistentVolumeClaim) continue;
     auto claim = snapshot.claims.find(pod.namespace_ + "/" + v.claim);

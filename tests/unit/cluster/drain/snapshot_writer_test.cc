@@ -132,7 +132,8 @@ void CheckSnapshot(const ClusterSnapshot& a, const ClusterSnapshot& b) {
   CHECK(a.namespaces == b.namespaces);
   CHECK(a.claims == b.claims);
   CHECK(a.volumes == b.volumes);
-  if (!a.claims.empty() || !a.volumes.empty()) CHECK(a.volumes_listed == b.volumes_listed);
+  if (!a.claims.empty()) CHECK(a.claims_listed == b.claims_listed);
+  if (!a.volumes.empty()) CHECK(a.volumes_listed == b.volumes_listed);
   CHECK(a.controller_replicas == b.controller_replicas);
 }
 
@@ -250,6 +251,7 @@ ClusterSnapshot HandBuilt() {
                        {{"topology.kubernetes.io/zone", "z1"}},
                        {{{Req("kubernetes.io/hostname", SelectorOp::kIn, "In", {"worker-1"})}}}};
   s.volumes["pv-2"] = {"pv-2", {}, {}};
+  s.claims_listed = true;
   s.volumes_listed = true;
   s.Reindex();
   return s;

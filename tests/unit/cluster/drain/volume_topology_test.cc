@@ -33,6 +33,7 @@ DrainPod WithClaim(const std::string& name, const std::string& node, const std::
 ClusterSnapshot Cluster(std::vector<DrainPod> pods) {
   ClusterSnapshot s = MakeSnapshot({ZoneNode("a1", "a"), ZoneNode("a2", "a"), ZoneNode("b1", "b")},
                                    std::move(pods));
+  s.claims_listed = true;
   s.volumes_listed = true;
   s.claims["default/zonal"] = {"default", "zonal", "pv-zonal"};
   s.claims["default/local"] = {"default", "local", "pv-local"};
@@ -58,21 +59,35 @@ TEST_CASE("a bound volume's zone label and node affinity decide where its pod ma
   DrainPod other = WithClaim("p", "", "zonal");
   other.namespace_ = "other";
   CHECK(CheckVolumes(s, other, a1) == VolumeFit::kClaimMissing);
-  // Without claims and volumes in the input nothing is checked.
+  // Without claims or without volumes in the input nothing is checked.
   s.volumes_listed = false;
   CHECK(CheckVolumes(s, WithClaim("p", "", "nope"), b1) == VolumeFit::kFits);
+  s.volumes_listed = true;
+  s.claims_listed = false;
+  CHECK(CheckVolumes(s, WithClaim("p", "", "dangling"), b1) == VolumeFit::kFits);
 }
 
-TEST_CASE("zone labels: several zones, the beta spelling, and a node without the label") {
+TEST_CASE("zone labels: several zones, the beta spelling, and nodes without the labels") {
   ClusterSnapshot s = Cluster({});
-  s.volumes["pv-zonal"].labels = {{kZone, "b__c"}};
-  CHECK(CheckVolumes(s, WithClaim("p", "", "zonal"), s.nodes[0]) == VolumeFit::kZone);
-  CHECK(CheckVolumes(s, WithClaim("p", "", "zonal"), s.nodes[2]) == VolumeFit::kFits);
+  const DrainPod pod = WithClaim("p", "", "zonal");
+  s.volumes["pv-zonal"].labels = {{kZone, "b__ c"}};  // elements are trimmed
+  CHECK(CheckVolumes(s, pod, s.nodes[0]) == VolumeFit::kZone);
+  CHECK(CheckVolumes(s, pod, s.nodes[2]) == VolumeFit::kFits);
+  s.nodes[2].labels[kZone] = "c";
+  CHECK(CheckVolumes(s, pod, s.nodes[2]) == VolumeFit::kFits);
+  s.volumes["pv-zonal"].labels = {{kZone, "a____b"}};  // an empty element: the label is ignored
+  CHECK(CheckVolumes(s, pod, s.nodes[2]) == VolumeFit::kFits);
+  // A beta label on the volume is met by the node's GA label; not the other way round.
   s.volumes["pv-zonal"].labels = {{"failure-domain.beta.kubernetes.io/zone", "a"}};
-  CHECK(CheckVolumes(s, WithClaim("p", "", "zonal"), s.nodes[0]) == VolumeFit::kFits);
-  CHECK(CheckVolumes(s, WithClaim("p", "", "zonal"), s.nodes[2]) == VolumeFit::kZone);
+  CHECK(CheckVolumes(s, pod, s.nodes[0]) == VolumeFit::kFits);
+  CHECK(CheckVolumes(s, pod, s.nodes[2]) == VolumeFit::kZone);
+  s.volumes["pv-zonal"].labels = {{kZone, "a"}};
   s.nodes[0].labels.erase(kZone);
-  CHECK(CheckVolumes(s, WithClaim("p", "", "zonal"), s.nodes[0]) == VolumeFit::kZone);
+  s.nodes[0].labels["failure-domain.beta.kubernetes.io/zone"] = "a";
+  CHECK(CheckVolumes(s, pod, s.nodes[0]) == VolumeFit::kZone);
+  // A node with no zone or region label at all takes any volume (a one-zone cluster).
+  s.nodes[0].labels.erase("failure-domain.beta.kubernetes.io/zone");
+  CHECK(CheckVolumes(s, pod, s.nodes[0]) == VolumeFit::kFits);
 }
 
 TEST_CASE("a pod on a local volume has nowhere to go and a zonal one stays in its zone") {
@@ -106,18 +121,23 @@ constexpr const char* kVolumes = R"({"apiVersion": "v1", "kind": "List", "items"
      {"matchExpressions": [{"key": "kubernetes.io/hostname", "operator": "In",
                             "values": ["n1"]}]}]}}}}]})";
 
-TEST_CASE("claims and volumes decode, and an empty claim list still turns the check on") {
+TEST_CASE("claims and volumes decode, and empty lists of both still turn the check on") {
   ClusterSnapshot s = MustDecode({{"volumes.json", kVolumes}});
-  CHECK(s.volumes_listed);
+  CHECK(s.VolumesKnown());
   CHECK(s.claims.at("default/data").volume_name == "pv-1");
   CHECK(s.claims.at("default/pending").volume_name.empty());
   const DrainVolume& pv = s.volumes.at("pv-1");
   CHECK(pv.labels.at("topology.kubernetes.io/zone") == "a");
   REQUIRE(pv.node_affinity.size() == 1);
   CHECK(pv.node_affinity[0].match_expressions[0].values == std::vector<std::string>{"n1"});
-  CHECK(MustDecode({{"pvc.json", R"({"kind": "PersistentVolumeClaimList", "items": []})"}})
-            .volumes_listed);
-  CHECK_FALSE(MustDecode({{"pods.json", R"({"kind": "PodList", "items": []})"}}).volumes_listed);
+  const ClusterSnapshot empty =
+      MustDecode({{"pvc.json", R"({"kind": "PersistentVolumeClaimList", "items": []})"},
+                  {"pv.json", R"({"kind": "PersistentVolumeList", "items": []})"}});
+  CHECK(empty.VolumesKnown());
+  // One list without the other leaves the check off (a bound claim would find no volume).
+  CHECK_FALSE(MustDecode({{"pvc.json", R"({"kind": "PersistentVolumeClaimList", "items": []})"}})
+                  .VolumesKnown());
+  CHECK_FALSE(MustDecode({{"pods.json", R"({"kind": "PodList", "items": []})"}}).VolumesKnown());
 }
 
 TEST_CASE("a bad volume node selector or a claim listed twice is refused") {

@@ -2,6 +2,7 @@
 // before gRPC sees them, and the socket is created with the configured mode.
 #include "common/grpc/peer_checked_listener.h"
 
+#include <atomic>
 #include <cstring>
 #include <mutex>
 
@@ -75,7 +76,7 @@ TEST_CASE("a peer not on the allowlist is refused before gRPC sees it") {
   PeerAllowlist allow;
   allow.uids = {::geteuid() + 4242};  // not us
   const std::string socket = dir.path() + "/admin.sock";
-  int hook_calls = 0;
+  std::atomic<int> hook_calls{0};
   PeerCheckedListener listener(socket, allow, SocketPermissions{0660, std::nullopt}, "test",
                                [&hook_calls] { ++hook_calls; });
   REQUIRE(listener.Start(server.get()).ok());
@@ -84,10 +85,11 @@ TEST_CASE("a peer not on the allowlist is refused before gRPC sees it") {
   CHECK((st.st_mode & 0777) == 0660);
   grpc::Status s = Call(socket);
   CHECK_FALSE(s.ok());
+  // Stopped first: gRPC may still be reconnecting, and the counts must be read at rest.
+  listener.Stop();
   CHECK(listener.refused() >= 1);
   CHECK(listener.accepted() == 0);
-  CHECK(hook_calls == listener.refused());  // the owner's metric sees every refusal
-  listener.Stop();
+  CHECK(hook_calls.load() == listener.refused());  // the owner's metric sees every refusal
   server->Shutdown();
 }
 

@@ -145,19 +145,6 @@ TEST_CASE("throttles survive a restart and are all pending again", "[throttle]")
   CHECK(reloaded.Get("uid-2", "app")->restoring);
 }
 
-TEST_CASE("entries of pods the host no longer holds are dropped", "[throttle]") {
-  Fixture f;
-  REQUIRE(f.store.Set(Fixture::Request(50000)).ok());
-  auto other = Fixture::Request(20000);
-  other.pod_uid = "uid-2";
-  REQUIRE(f.store.Set(other).ok());
-  auto dropped = f.store.Retain({"uid-2"});
-  REQUIRE(dropped.ok());
-  CHECK(*dropped == 1);
-  CHECK(f.store.List().size() == 1);
-  CHECK(f.store.List()[0].pod_uid == "uid-2");
-}
-
 TEST_CASE("a failed write changes nothing", "[throttle]") {
   Fixture f;
   REQUIRE(f.store.Set(Fixture::Request(50000)).ok());
