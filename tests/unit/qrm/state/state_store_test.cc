@@ -666,8 +666,10 @@ TEST_CASE("ApplyChanges writes many pods, each once, sharing the journal's syncs
   });
   REQUIRE(store.ApplyChanges(changes).ok());
   CHECK(appends == kPods);
-  // Records written while a sync ran share the next one.
-  CHECK(syncs < kPods / 2);
+  // Records written while a sync ran share the next one: without sharing there would be one
+  // sync per record. (How many share depends on scheduling: under ASan on a loaded 2-core
+  // machine it was 2 records per sync, so the bound is "some", not "most".)
+  CHECK(syncs < kPods);
   store.SetJournalFaultHookForTesting(nullptr);
   StateStore reloaded(d.dir);
   REQUIRE(reloaded.Load().ok());
