@@ -77,6 +77,21 @@ Status ReadRequirements(const Field& object, const char* key,
   });
 }
 
+Status ReadNodeSelectorTerms(const Field& object, std::initializer_list<const char*> path,
+                             std::vector<NodeSelectorTerm>* out) {
+  std::optional<Field> at = object;
+  for (const char* key : path) {
+    QRM_ASSIGN_OR_RETURN(at, json::Member(*at, key));
+    if (!at) return Status::Ok();
+  }
+  return json::ForEachItem(*at, [&](const Field& f) -> Status {
+    NodeSelectorTerm term;
+    QRM_RETURN_IF_ERROR(ReadRequirements(f, "matchExpressions", &term.match_expressions));
+    out->push_back(std::move(term));
+    return Status::Ok();
+  });
+}
+
 Status ReadLabelSelector(const Field& object, const char* key, std::optional<LabelSelector>* out) {
   QRM_ASSIGN_OR_RETURN(std::optional<Field> selector, json::Member(object, key));
   if (!selector) return Status::Ok();

@@ -3,6 +3,7 @@
 // decoder (PDBs, node affinity) and the pod affinity decoder.
 #pragma once
 
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +18,11 @@ namespace qrm::cluster::drain {
 // object.<key>[]: matchExpressions entries; the operators are checked by CheckRequirements.
 Status ReadRequirements(const json::Field& object, const char* key,
                         std::vector<SelectorRequirement>* out);
+// The NodeSelectorTerms at object.<path...> (nothing when any step is absent): a pod's
+// spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms,
+// a PersistentVolume's spec.nodeAffinity.required.nodeSelectorTerms.
+Status ReadNodeSelectorTerms(const json::Field& object, std::initializer_list<const char*> path,
+                             std::vector<NodeSelectorTerm>* out);
 // object.<key>: a metav1.LabelSelector, left unset when absent or null.
 Status ReadLabelSelector(const json::Field& object, const char* key,
                          std::optional<LabelSelector>* out);

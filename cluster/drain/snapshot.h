@@ -26,8 +26,6 @@ struct Taint {
   std::string key;
   std::string value;
   std::string effect;  // NoSchedule, PreferNoSchedule, NoExecute
-
-  bool operator==(const Taint&) const = default;
 };
 
 // A label or node selector requirement's operator. kUnknown keeps input we could not read so

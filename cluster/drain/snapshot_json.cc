@@ -204,22 +204,6 @@ Status ReadTolerations(const Field& spec, std::vector<Toleration>* out) {
   });
 }
 
-// spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms
-Status ReadRequiredAffinity(const Field& spec, std::vector<NodeSelectorTerm>* out) {
-  std::optional<Field> at = spec;
-  for (const char* key : {"affinity", "nodeAffinity",
-                          "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms"}) {
-    QRM_ASSIGN_OR_RETURN(at, json::Member(*at, key));
-    if (!at) return Status::Ok();
-  }
-  return json::ForEachItem(*at, [&](const Field& f) -> Status {
-    NodeSelectorTerm term;
-    QRM_RETURN_IF_ERROR(ReadRequirements(f, "matchExpressions", &term.match_expressions));
-    out->push_back(std::move(term));
-    return Status::Ok();
-  });
-}
-
 // katalyst.kubewharf.io/memory_enhancement: a JSON object whose flags are "true" or true.
 Status ReadMemoryEnhancement(DrainPod* pod) {
   auto it = pod->annotations.find(std::string(kMemoryEnhancementKey));
@@ -255,7 +239,11 @@ Status ReadPodSpec(const Field& spec, DrainPod* pod) {
   QRM_RETURN_IF_ERROR(ReadVolumes(spec, &pod->volumes));
   QRM_RETURN_IF_ERROR(json::ReadStringMap(spec, "nodeSelector", &pod->node_selector));
   QRM_RETURN_IF_ERROR(ReadTolerations(spec, &pod->tolerations));
-  QRM_RETURN_IF_ERROR(ReadRequiredAffinity(spec, &pod->required_affinity));
+  QRM_RETURN_IF_ERROR(
+      ReadNodeSelectorTerms(spec,
+                            {"affinity", "nodeAffinity",
+                             "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms"},
+                            &pod->required_affinity));
   return ReadPodAffinity(spec, pod);
 }
 

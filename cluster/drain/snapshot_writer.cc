@@ -290,10 +290,13 @@ void Tolerations(Writer& w, const std::vector<Toleration>& tolerations) {
   w.EndArray();
 }
 
-void NodeAffinity(Writer& w, const std::vector<NodeSelectorTerm>& terms) {
+// nodeAffinity: {<required>: {nodeSelectorTerms: [...]}}, `required` being the pod's
+// requiredDuringSchedulingIgnoredDuringExecution or the PersistentVolume's required.
+void NodeAffinity(Writer& w, std::string_view required,
+                  const std::vector<NodeSelectorTerm>& terms) {
   WriteKey(w, "nodeAffinity");
   w.StartObject();
-  WriteKey(w, "requiredDuringSchedulingIgnoredDuringExecution");
+  WriteKey(w, required);
   w.StartObject();
   WriteKey(w, "nodeSelectorTerms");
   w.StartArray();
@@ -336,7 +339,8 @@ void Affinity(Writer& w, const DrainPod& pod) {
   }
   WriteKey(w, "affinity");
   w.StartObject();
-  if (!pod.required_affinity.empty()) NodeAffinity(w, pod.required_affinity);
+  if (!pod.required_affinity.empty())
+    NodeAffinity(w, "requiredDuringSchedulingIgnoredDuringExecution", pod.required_affinity);
   if (!pod.pod_affinity.empty()) PodAffinityTerms(w, "podAffinity", pod.pod_affinity);
   if (!pod.pod_anti_affinity.empty()) {
     PodAffinityTerms(w, "podAntiAffinity", pod.pod_anti_affinity);
@@ -496,22 +500,7 @@ void WriteVolume(Writer& w, const DrainVolume& volume) {
   w.EndObject();
   WriteKey(w, "spec");
   w.StartObject();
-  if (!volume.node_affinity.empty()) {
-    WriteKey(w, "nodeAffinity");
-    w.StartObject();
-    WriteKey(w, "required");
-    w.StartObject();
-    WriteKey(w, "nodeSelectorTerms");
-    w.StartArray();
-    for (const NodeSelectorTerm& term : volume.node_affinity) {
-      w.StartObject();
-      Requirements(w, term.match_expressions);
-      w.EndObject();
-    }
-    w.EndArray();
-    w.EndObject();
-    w.EndObject();
-  }
+  if (!volume.node_affinity.empty()) NodeAffinity(w, "required", volume.node_affinity);
   w.EndObject();
   w.EndObject();
 }

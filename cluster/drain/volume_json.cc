@@ -18,21 +18,6 @@ StatusOr<ObjectMeta> ReadNamedMeta(const Field& item, std::string_view kind) {
   return meta;
 }
 
-// spec.nodeAffinity.required.nodeSelectorTerms[]
-Status ReadVolumeAffinity(const Field& item, std::vector<NodeSelectorTerm>* out) {
-  std::optional<Field> at = item;
-  for (const char* key : {"spec", "nodeAffinity", "required", "nodeSelectorTerms"}) {
-    QRM_ASSIGN_OR_RETURN(at, json::Member(*at, key));
-    if (!at) return Status::Ok();
-  }
-  return json::ForEachItem(*at, [&](const Field& f) -> Status {
-    NodeSelectorTerm term;
-    QRM_RETURN_IF_ERROR(ReadRequirements(f, "matchExpressions", &term.match_expressions));
-    out->push_back(std::move(term));
-    return Status::Ok();
-  });
-}
-
 }  // namespace
 
 Status DecodeClaim(const Field& item, ClusterSnapshot* snapshot) {
@@ -55,7 +40,9 @@ Status DecodeVolume(const Field& item, ClusterSnapshot* snapshot) {
   QRM_ASSIGN_OR_RETURN(ObjectMeta meta, ReadNamedMeta(item, "PersistentVolume"));
   DrainVolume volume{meta.name, std::move(meta.labels), {}};
   const std::string what = "persistentvolume " + volume.name;
-  if (Status s = ReadVolumeAffinity(item, &volume.node_affinity); !s.ok()) {
+  if (Status s = ReadNodeSelectorTerms(
+          item, {"spec", "nodeAffinity", "required", "nodeSelectorTerms"}, &volume.node_affinity);
+      !s.ok()) {
     return s.WithContext(what);
   }
   snapshot->volumes_listed = true;
