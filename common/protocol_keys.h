@@ -79,6 +79,20 @@ inline constexpr const char* kEnvNicName = "AFFINITY_NIC_NAME";
 inline constexpr const char* kEnvNicIpv4 = "AFFINITY_NIC_ADDR_IPV4";
 inline constexpr const char* kEnvNicIpv6 = "AFFINITY_NIC_ADDR_IPV6";
 
+// --- Written by qrm-advisor: attributes of each NUMA zone of its NodeResourceTopology ---------
+// What the drain planner needs to predict the CPU and memory plugins' NUMA exclusivity, which
+// the zones' resources alone do not show (docs/node-report.md). Always all four on every zone.
+// How many pods have a NUMA-bound container (numa_binding or numa_exclusive) on the zone: "0".
+inline constexpr const char* kZoneNumaBoundPodsAttribute = "qrm.io/numa-bound-pods";
+// "true" when one of them holds the zone exclusively (numa_exclusive), else "false".
+inline constexpr const char* kZoneNumaExclusiveAttribute = "qrm.io/numa-exclusive";
+// The CPUs dedicated_cores containers hold on the zone, as a quantity ("4", "0").
+inline constexpr const char* kZoneDedicatedCpuAttribute = "qrm.io/dedicated-cpu";
+// The pod roles of the NUMA-bound pods there, sorted and comma-separated ("" when none has
+// one): what the plugins' role anti-affinity checks. Written with the three above; a reader
+// takes its absence (an older qrm-advisor) as no roles.
+inline constexpr const char* kZoneNumaBoundRolesAttribute = "qrm.io/numa-bound-roles";
+
 // --- Koordinator keys the scheduler extender reads (apis/extension, koordinator a7a1b76) ------
 // Pod label: koord-prod, koord-mid, koord-batch or koord-free (the pod's priority band).
 inline constexpr std::string_view kKoordPriorityClassLabel = "koordinator.sh/priority-class";

@@ -94,7 +94,8 @@ StatusOr<RoleTable> RoleTable::Parse(std::string_view json) {
   }
   for (const auto& m : doc.GetObject()) {
     std::string name(m.name.GetString(), m.name.GetStringLength());
-    if (name.empty() || name == "*") {
+    // "," separates the roles in qrm-advisor's NodeResourceTopology zone attribute.
+    if (name.empty() || name == "*" || name.find(',') != std::string::npos) {
       return InvalidArgumentError(fmt::format("roles: invalid role name {}", Quote(name)));
     }
     // JSON allows a key twice; keeping either silently would hide an operator's mistake.

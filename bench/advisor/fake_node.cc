@@ -140,6 +140,7 @@ void AddAllocation(const FakeContainer& c, adm::PodAllocation& pod) {
   a->set_cpuset_cpus(c.cpuset);
   a->set_cpuset_mems("0-1");
   a->set_qos_level(c.qos_level);
+  (*a->mutable_requests())["cpu"] = c.tracked.cpu_request;
   (*a->mutable_annotations())["katalyst.kubewharf.io/qos_level"] = c.qos_level;
   auto& cpu = (*a->mutable_resources())["cpu"];
   cpu.set_oci_property_name("CpusetCpus");

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cluster/drain/numa_hints.h"
 #include "cluster/drain/saturating.h"
@@ -13,7 +14,7 @@ namespace qrm::cluster::drain {
 namespace {
 
 using topology::TopologyHint;
-using Takes = std::map<int, std::map<std::string, int64_t>>;  // zone -> resource -> amount
+using Takes = std::map<int, ZoneTake>;  // by zone
 
 // One resource of an admission unit (a container, or the whole pod for scope pod).
 struct Need {
@@ -22,6 +23,9 @@ struct Need {
   bool hinted = false;  // false: taken from the shared pool, node totals
   PreferRule rule = PreferRule::kNarrowestFree;
   bool whole_cpus = false;
+  bool dedicated_cpus = false;  // dedicated_cores CPUs (counted in the zone's binding)
+  bool all_of_zones = false;    // numa_exclusive CPUs: every whole free CPU of the zones
+  bool bound = false;           // NUMA-bound: only zones BindableZones allows
 };
 
 // What is admitted at once: a container, or the pod (scope pod).
@@ -35,9 +39,19 @@ bool ZonesList(const NumaNodeState& state, const std::string& resource) {
                      [&](const NumaZone& z) { return ZoneAmount(z, resource).capacity > 0; });
 }
 
+bool Dedicated(const NumaPodRequest& pod) {
+  return pod.qos == NumaQos::kDedicated;
+}
+
+// NUMA-bound as qrm's plugins read it: numa_binding or numa_exclusive, on a level that binds.
+bool Bound(const NumaPodRequest& pod) {
+  return (pod.numa_binding || pod.numa_exclusive) &&
+         (Dedicated(pod) || pod.qos == NumaQos::kShared);
+}
+
 std::vector<Need> Needs(const NumaNodeState& state, const NumaPodRequest& pod, const Unit& unit) {
-  const bool dedicated = pod.qos == NumaQos::kDedicated;
-  const bool bound = pod.numa_binding && (dedicated || pod.qos == NumaQos::kShared);
+  const bool dedicated = Dedicated(pod);
+  const bool bound = Bound(pod);
   std::vector<Need> needs;
   for (const auto& [resource, amount] : unit.amounts) {
     if (amount == 0) continue;
@@ -45,10 +59,14 @@ std::vector<Need> Needs(const NumaNodeState& state, const NumaPodRequest& pod, c
     if (resource == "cpu") {
       need.hinted = dedicated;
       need.whole_cpus = dedicated;
+      need.dedicated_cpus = dedicated;
+      need.all_of_zones = dedicated && bound && pod.numa_exclusive;
+      need.bound = dedicated && bound;
       if (dedicated) need.amount = SatAdd(amount, 999) / 1000 * 1000;
       need.rule = bound ? PreferRule::kNarrowestFree : PreferRule::kNarrowestCapacity;
     } else if (resource == "memory") {
       need.hinted = bound;
+      need.bound = bound;
     } else if (!ZonesList(state, resource)) {
       continue;  // not a resource qrm accounts per NUMA zone
     } else {
@@ -64,9 +82,17 @@ std::string Amount(const std::string& resource, int64_t amount) {
   return fmt::format("{} {}", amount, resource);
 }
 
-// Fills the zones of `mask` in ascending id order.
+void Take(NumaZone& zone, const Need& need, int64_t amount, Takes& takes) {
+  MutableZoneAmount(zone, need.resource).free -= amount;
+  ZoneTake& take = takes[zone.id];
+  take.zone = zone.id;
+  take.amounts[need.resource] += amount;
+  if (need.dedicated_cpus) take.dedicated_cpu_milli += amount;
+}
+
+// Fills the zones of `mask` in ascending id order (all of them for all_of_zones).
 Status TakeFrom(NumaNodeState& work, const Need& need, NumaMask mask, Takes& takes) {
-  int64_t left = need.amount, free = 0;
+  int64_t free = 0;
   for (const NumaZone& z : work.zones) {
     if (mask.Has(z.id)) free = SatAdd(free, UsableFree(z, need.resource, need.whole_cpus));
   }
@@ -75,20 +101,96 @@ Status TakeFrom(NumaNodeState& work, const Need& need, NumaMask mask, Takes& tak
         fmt::format("{} must come from NUMA node(s) {}, which have {} free",
                     Amount(need.resource, need.amount), mask.ToString(), free));
   }
+  int64_t left = need.all_of_zones ? free : need.amount;
   for (NumaZone& z : work.zones) {
     if (!mask.Has(z.id) || left == 0) continue;
     const int64_t take = std::min(left, UsableFree(z, need.resource, need.whole_cpus));
-    MutableZoneAmount(z, need.resource).free -= take;
-    takes[z.id][need.resource] += take;
+    Take(z, need, take, takes);
     left -= take;
   }
   return Status::Ok();
 }
 
-// The shared pool spans every zone: takes in proportion to each zone's free amount.
-Status TakeFromPool(NumaNodeState& work, const Need& need, Takes& takes) {
+// The role of a pod bound to the zone among its roles, if it has one.
+void AddRole(ZoneBinding& b, const std::string& role) {
+  if (role.empty()) return;
+  auto at = std::lower_bound(b.roles.begin(), b.roles.end(), role);
+  if (at == b.roles.end() || *at != role) b.roles.insert(at, role);
+}
+
+// The pod's NUMA-bound containers are bound to `mask`, recorded for Place. The working state's
+// bindings stay as they were: the plugins never keep a pod's containers away from each other
+// (the memory plugin skips the pod's own; the CPU plugin's own claims only matter to an
+// exclusive pod, whose first container took every CPU there anyway).
+void Bind(const NumaPodRequest& pod, NumaMask mask, Takes& takes) {
+  for (int zone : mask.Nodes()) {
+    ZoneTake& take = takes[zone];
+    take.zone = zone;
+    take.binds = true;
+    take.role = pod.role;
+    take.exclusive = take.exclusive || pod.numa_exclusive;
+  }
+}
+
+// A role bound to the zone that the pod's role is NUMA anti-affine with, or "".
+std::string AntiAffineRole(const ZoneBinding& b, const NumaPodRequest& pod) {
+  if (pod.role.empty()) return "";
+  for (const std::string& r : b.roles) {
+    const bool listed = std::find(pod.anti_affine_roles.begin(), pod.anti_affine_roles.end(), r) !=
+                        pod.anti_affine_roles.end();
+    if (listed || (pod.anti_affine_to_all_roles && r != pod.role)) return r;
+  }
+  return "";
+}
+
+// Why a NUMA-bound pod may not be bound to `zone`, or "" when it may.
+std::string Unbindable(const NumaZone& zone, const NumaPodRequest& pod) {
+  const ZoneBinding& b = zone.binding;
+  if (b.exclusive) return "held exclusively";
+  if (std::string r = AntiAffineRole(b, pod); !r.empty()) {
+    return fmt::format("role \"{}\" is NUMA anti-affine with role \"{}\" bound there", pod.role, r);
+  }
+  if (!pod.numa_exclusive) return "";
+  if (!b.known) return "its NodeResourceTopology does not say who is NUMA-bound there";
+  if (b.bound_pods > 0) return fmt::format("{} NUMA-bound pod(s) there", b.bound_pods);
+  if (Dedicated(pod) && b.dedicated_cpu_milli > 0) {
+    return fmt::format("{}m dedicated CPU held there", b.dedicated_cpu_milli);
+  }
+  return "";
+}
+
+// The zones the pod's NUMA-bound resources may come from, and why the others may not.
+NumaMask BindableZones(const NumaNodeState& state, const NumaPodRequest& pod,
+                       std::string* why_not) {
+  NumaMask allowed;
+  std::vector<std::string> reasons;
+  for (const NumaZone& z : state.zones) {
+    const std::string reason = Unbindable(z, pod);
+    if (reason.empty()) {
+      allowed = allowed.With(z.id);
+    } else {
+      reasons.push_back(fmt::format("NUMA node {}: {}", z.id, reason));
+    }
+  }
+  if (!reasons.empty()) {
+    *why_not = fmt::format(" (excluded for a NUMA-bound{} pod: {})",
+                           pod.numa_exclusive ? ", exclusive" : "", fmt::join(reasons, "; "));
+  }
+  return allowed;
+}
+
+// The shared pool spans the zones of `within` (every zone, or a NUMA-bound pod's own): takes in
+// proportion to each one's free amount. A bound pod whose zones lack it runs on the whole pool,
+// as the CPU plugin does when dedicated containers took every shared CPU there.
+Status TakeFromPool(NumaNodeState& work, const Need& need, NumaMask within, Takes& takes) {
+  auto free = [&](const NumaZone& z) {
+    return within.Has(z.id) ? ZoneAmount(z, need.resource).free : 0;
+  };
   int64_t total = 0;
-  for (const NumaZone& z : work.zones) total = SatAdd(total, ZoneAmount(z, need.resource).free);
+  for (const NumaZone& z : work.zones) total = SatAdd(total, free(z));
+  if (total < need.amount && within != work.AllZones()) {
+    return TakeFromPool(work, need, work.AllZones(), takes);
+  }
   if (total < need.amount) {
     return ResourceExhaustedError(fmt::format("{} requested, the node has {} free",
                                               Amount(need.resource, need.amount), total));
@@ -97,21 +199,18 @@ Status TakeFromPool(NumaNodeState& work, const Need& need, Takes& takes) {
   std::vector<int64_t> share;
   for (const NumaZone& z : work.zones) {
     const long double part = static_cast<long double>(need.amount) *
-                             static_cast<long double>(ZoneAmount(z, need.resource).free) /
+                             static_cast<long double>(free(z)) /
                              static_cast<long double>(std::max<int64_t>(total, 1));
     share.push_back(std::min(left, static_cast<int64_t>(part)));
     left -= share.back();
   }
   for (size_t i = 0; i < work.zones.size(); ++i) {  // the rounding remainder, lowest ids first
-    const int64_t room = ZoneAmount(work.zones[i], need.resource).free - share[i];
-    const int64_t extra = std::min(left, std::max<int64_t>(room, 0));
+    const int64_t extra = std::min(left, std::max<int64_t>(free(work.zones[i]) - share[i], 0));
     share[i] += extra;
     left -= extra;
   }
   for (size_t i = 0; i < work.zones.size(); ++i) {
-    if (share[i] == 0) continue;
-    MutableZoneAmount(work.zones[i], need.resource).free -= share[i];
-    takes[work.zones[i].id][need.resource] += share[i];
+    if (share[i] > 0) Take(work.zones[i], need, share[i], takes);
   }
   return Status::Ok();
 }
@@ -134,6 +233,7 @@ struct UnitResult {
   std::string message;
   std::optional<NumaMask> affinity;
   NumaMask used;
+  NumaMask bound_to;  // the zones its NUMA-bound resources came from
 };
 
 UnitResult Refuse(Refusal refusal, std::string message) {
@@ -143,16 +243,65 @@ UnitResult Refuse(Refusal refusal, std::string message) {
   return r;
 }
 
+// Where a NUMA-bound pod may be bound, and why not elsewhere (for refusals).
+struct Bindable {
+  NumaMask zones;
+  std::string excluded;
+};
+
+// Takes one hinted need from its zones: the merged affinity, else its own hint.
+Status TakeHinted(NumaNodeState& work, const Need& need, const std::vector<TopologyHint>& hints,
+                  const Bindable& bindable, UnitResult& result, Takes& takes) {
+  const std::optional<NumaMask> mask = Where(result.affinity, hints);
+  if (!mask) {
+    return ResourceExhaustedError(fmt::format("{}: no set of NUMA nodes has it free{}",
+                                              Amount(need.resource, need.amount),
+                                              need.bound ? bindable.excluded : ""));
+  }
+  result.used = result.used.Or(*mask);
+  if (!need.bound) return TakeFrom(work, need, *mask, takes);
+  // The merged affinity may be wider than a bound resource's hints allow (policy none or
+  // best-effort); the plugin would refuse those zones.
+  if (!mask->IsSubsetOf(bindable.zones)) {
+    return ResourceExhaustedError(fmt::format("{} must come from NUMA node(s) {}{}",
+                                              Amount(need.resource, need.amount), mask->ToString(),
+                                              bindable.excluded));
+  }
+  result.bound_to = result.bound_to.Or(*mask);
+  return TakeFrom(work, need, *mask, takes);
+}
+
+// Takes every need: the hinted ones first (they bind a NUMA-bound pod), then the pool's; a
+// bound pod's from the zones it is bound to (the CPU plugin runs a NUMA-bound shared container
+// on its nodes' shared CPUs).
+Status TakeNeeds(NumaNodeState& work, const std::vector<Need>& needs,
+                 const std::vector<std::vector<TopologyHint>>& hints, const Bindable& bindable,
+                 UnitResult& result, Takes& takes) {
+  for (size_t i = 0; i < needs.size(); ++i) {
+    if (needs[i].hinted) {
+      QRM_RETURN_IF_ERROR(TakeHinted(work, needs[i], hints[i], bindable, result, takes));
+    }
+  }
+  const NumaMask pool = result.bound_to.empty() ? work.AllZones() : result.bound_to;
+  for (const Need& need : needs) {
+    if (!need.hinted) QRM_RETURN_IF_ERROR(TakeFromPool(work, need, pool, takes));
+  }
+  return Status::Ok();
+}
+
 StatusOr<UnitResult> AdmitUnit(NumaNodeState& work, const NumaPodRequest& pod, const Unit& unit,
                                Takes& takes) {
   const std::vector<Need> needs = Needs(work, pod, unit);
+  Bindable bindable{work.AllZones(), ""};
+  if (Bound(pod)) bindable.zones = BindableZones(work, pod, &bindable.excluded);
   std::vector<std::vector<TopologyHint>> hints(needs.size());
   topology::ProvidersHints providers;
   for (size_t i = 0; i < needs.size(); ++i) {
     if (!needs[i].hinted) continue;
-    hints[i] =
-        ResourceHints(work, needs[i].resource, needs[i].amount, needs[i].rule, needs[i].whole_cpus);
-    providers.push_back({{needs[i].resource, hints[i]}});
+    const Need& n = needs[i];
+    hints[i] = ResourceHints(work, n.resource, n.amount, n.rule, n.whole_cpus,
+                             n.bound ? bindable.zones : work.AllZones());
+    providers.push_back({{n.resource, hints[i]}});
   }
   UnitResult result;
   result.admitted = true;
@@ -161,24 +310,16 @@ StatusOr<UnitResult> AdmitUnit(NumaNodeState& work, const NumaPodRequest& pod, c
                          topology::Merge(work.policy, work.options, *work.numa_info, providers));
     if (!merged.admit) {
       return Refuse(Refusal::kTopologyAffinity,
-                    fmt::format("{} (policy {}, best hint {})", kTopologyAffinityErrorMessage,
-                                topology::PolicyName(work.policy), merged.best.ToString()));
+                    fmt::format("{} (policy {}, best hint {}){}", kTopologyAffinityErrorMessage,
+                                topology::PolicyName(work.policy), merged.best.ToString(),
+                                bindable.excluded));
     }
     result.affinity = merged.best.affinity;
   }
-  for (size_t i = 0; i < needs.size(); ++i) {
-    Status taken = Status::Ok();
-    if (!needs[i].hinted) {
-      taken = TakeFromPool(work, needs[i], takes);
-    } else if (auto mask = Where(result.affinity, hints[i])) {
-      taken = TakeFrom(work, needs[i], *mask, takes);
-      result.used = result.used.Or(*mask);
-    } else {
-      taken = ResourceExhaustedError(fmt::format("{}: no set of NUMA nodes has it free",
-                                                 Amount(needs[i].resource, needs[i].amount)));
-    }
-    if (!taken.ok()) return Refuse(Refusal::kOutOfResources, taken.message());
+  if (Status taken = TakeNeeds(work, needs, hints, bindable, result, takes); !taken.ok()) {
+    return Refuse(Refusal::kOutOfResources, taken.message());
   }
+  Bind(pod, result.bound_to, takes);
   return result;
 }
 
@@ -231,7 +372,7 @@ NumaPlacement Refused(const NumaNodeState& state, const NumaPodRequest& pod, con
 
 std::vector<ZoneTake> ZoneTakes(const Takes& takes) {
   std::vector<ZoneTake> out;
-  for (const auto& [zone, amounts] : takes) out.push_back({zone, amounts});
+  for (const auto& entry : takes) out.push_back(entry.second);
   return out;
 }
 
@@ -283,6 +424,14 @@ StatusOr<NumaPlacement> Admit(const NumaNodeState& state, const NumaPodRequest& 
   if (pod.containers.empty()) {
     return InvalidArgumentError(fmt::format("pod {}: no containers", pod.pod));
   }
+  if (!pod.qos_error.empty()) {
+    NumaPlacement refused;
+    refused.refusal = Refusal::kQosUnresolved;
+    refused.reason = "CreateContainerError";
+    refused.message = fmt::format("node {} pod {}: qrm-host cannot resolve its QoS: {}", state.node,
+                                  pod.pod, pod.qos_error);
+    return refused;
+  }
   for (const auto* list : {&pod.init_containers, &pod.containers}) {
     for (const NumaContainerRequest& c : *list) QRM_RETURN_IF_ERROR(CheckRequest(pod, c));
   }
@@ -316,6 +465,13 @@ Status Place(NumaNodeState& state, const NumaPlacement& placement) {
     for (const auto& [resource, amount] : take.amounts) {
       MutableZoneAmount(*zone, resource).free -= amount;
     }
+    ZoneBinding& b = zone->binding;
+    if (take.binds) {
+      b.bound_pods = SatAdd(b.bound_pods, 1);
+      AddRole(b, take.role);
+    }
+    b.exclusive = b.exclusive || take.exclusive;
+    b.dedicated_cpu_milli = SatAdd(b.dedicated_cpu_milli, take.dedicated_cpu_milli);
   }
   return Status::Ok();
 }

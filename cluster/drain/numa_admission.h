@@ -27,8 +27,24 @@
 // plugin's Allocate would fail). Resources without a preference (the shared pool) only need to
 // fit in the node's total and are taken from the zones in proportion to what each has free.
 //
-// Not modelled: numa_exclusive and role anti-affinity (the NRT does not say who holds a zone),
-// the CPU plugin's reserve for the reclaimed and shared pools (NRT `available` does not show it).
+// A pod whose QoS does not resolve (NumaPodRequest::qos_error) is refused with kQosUnresolved:
+// qrm-host fails its CreateContainer (reason CreateContainerError).
+//
+// Exclusivity, as both plugins apply it, from the zones' bindings (numa_state.h): a NUMA-bound
+// pod's CPU and memory hints leave out zones held exclusively; a numa_exclusive pod's also
+// leave out zones where a NUMA-bound pod is, or (dedicated_cores) where dedicated CPUs are
+// held, and zones whose binding is unknown (its NRT lacks qrm's attributes). Its dedicated CPUs
+// take every whole free CPU of its zones, as the CPU plugin gives it every CPU there; that its
+// request must fit what the zone shows free errs on the safe side (the plugin moves the shared
+// pool's share elsewhere). A NUMA-bound shared_cores pod's CPU comes from its zones' pool share
+// (the plugin runs it on their shared CPUs). An admitted placement records what it binds, so
+// the next pod sees it; the pod's own containers never keep each other away.
+//
+// Role anti-affinity likewise: a NUMA-bound pod's hints leave out zones a pod of a role
+// anti-affine to its own is bound to (the zones' roles, the pod's anti-affine roles).
+//
+// Not modelled: the CPU plugin's reserve for the reclaimed and shared pools (NRT `available`
+// does not show it).
 #pragma once
 
 #include <cstdint>
@@ -57,6 +73,13 @@ struct NumaPodRequest {
   std::string pod;  // namespace/name, for messages
   NumaQos qos = NumaQos::kShared;
   bool numa_binding = false;
+  bool numa_exclusive = false;  // implies binding, as qrm's resolver reads it
+  // Why the pod's QoS does not resolve ("" when it does): qrm-host refuses such a pod.
+  std::string qos_error;
+  // Its pod role, and the roles it may not share a NUMA zone with (DrainPod's).
+  std::string role;
+  std::vector<std::string> anti_affine_roles;
+  bool anti_affine_to_all_roles = false;
   std::vector<NumaContainerRequest> init_containers;
   std::vector<NumaContainerRequest> containers;
 };
@@ -67,12 +90,20 @@ enum class Refusal {
   kTopologyAffinity,
   // The node, or the chosen zones, lack the resources.
   kOutOfResources,
+  // The pod's QoS does not resolve: qrm-host fails its CreateContainer.
+  kQosUnresolved,
 };
 
 // What a placed pod takes from one zone.
 struct ZoneTake {
   int zone = 0;
   std::map<std::string, int64_t> amounts;  // "cpu" (milli), "memory" (bytes), extended
+  // Its NUMA-bound containers are bound here (one more bound pod, of role `role`),
+  // exclusively or not.
+  bool binds = false;
+  bool exclusive = false;
+  std::string role;
+  int64_t dedicated_cpu_milli = 0;  // of amounts["cpu"], what dedicated_cores containers hold
   friend bool operator==(const ZoneTake&, const ZoneTake&) = default;
 };
 
@@ -87,7 +118,8 @@ struct NumaPlacement {
   NumaMask nodes;
   // Each container's merged affinity; std::nullopt for "any" (no alignment).
   std::map<std::string, std::optional<NumaMask>> container_affinity;
-  std::vector<ZoneTake> takes;  // ascending zone, only zones something is taken from
+  // Ascending zone: the zones something is taken from or the pod is bound to.
+  std::vector<ZoneTake> takes;
 };
 
 inline constexpr const char* kTopologyAffinityErrorReason = "TopologyAffinityError";

@@ -15,11 +15,12 @@ struct Candidate {
 };
 
 std::vector<Candidate> Candidates(const NumaNodeState& state, const std::string& resource,
-                                  bool whole_cpus) {
+                                  bool whole_cpus, NumaMask allowed) {
   std::vector<Candidate> out;
   for (const NumaZone& z : state.zones) {
     const ResourceAmount a = ZoneAmount(z, resource);
-    if (a.capacity > 0) out.push_back({z.id, UsableFree(z, resource, whole_cpus), a.capacity});
+    if (a.capacity > 0 && allowed.Has(z.id))
+      out.push_back({z.id, UsableFree(z, resource, whole_cpus), a.capacity});
   }
   return out;
 }
@@ -33,8 +34,9 @@ int64_t UsableFree(const NumaZone& zone, const std::string& resource, bool whole
 
 std::vector<topology::TopologyHint> ResourceHints(const NumaNodeState& state,
                                                   const std::string& resource, int64_t amount,
-                                                  PreferRule rule, bool whole_cpus) {
-  const std::vector<Candidate> zones = Candidates(state, resource, whole_cpus);
+                                                  PreferRule rule, bool whole_cpus,
+                                                  NumaMask allowed) {
+  const std::vector<Candidate> zones = Candidates(state, resource, whole_cpus, allowed);
   std::vector<topology::TopologyHint> hints;
   int narrowest_free = std::numeric_limits<int>::max();
   int narrowest_capacity = std::numeric_limits<int>::max();

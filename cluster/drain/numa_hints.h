@@ -23,10 +23,12 @@ enum class PreferRule {
 // What a zone can give of `resource`: its free amount, for whole CPUs rounded down to 1000m.
 int64_t UsableFree(const NumaZone& zone, const std::string& resource, bool whole_cpus);
 
-// One hint per set of the zones that have `resource` (capacity above 0) whose usable free
-// amount covers `amount`, narrowest first (NumaMask order). Empty when nothing fits.
+// One hint per set of the zones in `allowed` that have `resource` (capacity above 0) whose
+// usable free amount covers `amount`, narrowest first (NumaMask order). Empty when nothing
+// fits.
 std::vector<topology::TopologyHint> ResourceHints(const NumaNodeState& state,
                                                   const std::string& resource, int64_t amount,
-                                                  PreferRule rule, bool whole_cpus);
+                                                  PreferRule rule, bool whole_cpus,
+                                                  NumaMask allowed);
 
 }  // namespace qrm::cluster::drain

@@ -1,15 +1,23 @@
 #include "cluster/drain/numa_state.h"
 
 #include <algorithm>
+#include <charconv>
+#include <iterator>
 #include <set>
 #include <utility>
 
 #include <fmt/format.h>
 
+#include "common/protocol_keys.h"
 #include "qrm/topology/policy_names.h"
 
 namespace qrm::cluster::drain {
 namespace {
+
+// Far above any node (the kubelet runs a few hundred pods on at most thousands of CPUs), and
+// far below where adding the pods the planner places could overflow.
+constexpr int64_t kMaxBoundPods = 1'000'000;
+constexpr int64_t kMaxDedicatedCpuMilli = int64_t{1} << 40;
 
 Status CheckAmount(const std::string& node, int zone, const std::string& resource,
                    const ResourceAmount& a) {
@@ -27,6 +35,11 @@ Status CheckAmount(const std::string& node, int zone, const std::string& resourc
 }
 
 Status CheckZone(const std::string& node, const NumaZone& zone) {
+  if (zone.binding.bound_pods < 0 || zone.binding.dedicated_cpu_milli < 0) {
+    return InvalidArgumentError(fmt::format(
+        "node {} NUMA zone {}: negative binding ({} NUMA-bound pods, {}m dedicated CPU)", node,
+        zone.id, zone.binding.bound_pods, zone.binding.dedicated_cpu_milli));
+  }
   QRM_RETURN_IF_ERROR(CheckAmount(node, zone.id, "cpu", zone.cpu_milli));
   QRM_RETURN_IF_ERROR(CheckAmount(node, zone.id, "memory", zone.memory_bytes));
   for (const auto& [name, amount] : zone.extended) {
@@ -50,6 +63,84 @@ Status AddResource(const std::string& node, const cluster::NrtResourceInfo& r, N
   return Status::Ok();
 }
 
+// The dedicated-cpu attribute's quantity in millicores.
+StatusOr<int64_t> DedicatedCpuMilli(const std::string& text) {
+  auto cpu = Quantity::Parse(text);
+  if (!cpu.ok()) return cpu.status();
+  if (cpu->AsDouble() < 0 || cpu->MilliValue() > kMaxDedicatedCpuMilli) {
+    return InvalidArgumentError(
+        fmt::format("\"{}\" is not a CPU amount (0 to {}m)", text, kMaxDedicatedCpuMilli));
+  }
+  return cpu->MilliValue();
+}
+
+// The roles attribute (absent from an older qrm-advisor's zones: no roles known).
+StatusOr<ZoneBinding> ReadRoles(const std::map<std::string, std::string>& values,
+                                const std::string& node, int zone, ZoneBinding b) {
+  auto it = values.find(kZoneNumaBoundRolesAttribute);
+  if (it == values.end() || it->second.empty()) return b;
+  std::set<std::string> roles;
+  for (size_t start = 0; start <= it->second.size();) {
+    size_t comma = it->second.find(',', start);
+    if (comma == std::string::npos) comma = it->second.size();
+    std::string role = it->second.substr(start, comma - start);
+    if (role.empty()) {
+      return InvalidArgumentError(
+          fmt::format("node {} NUMA zone {}: attribute {}: \"{}\" has an empty role", node, zone,
+                      kZoneNumaBoundRolesAttribute, it->second));
+    }
+    roles.insert(std::move(role));
+    start = comma + 1;
+  }
+  b.roles.assign(roles.begin(), roles.end());
+  return b;
+}
+
+// qrm's zone attributes: the first three, or none (another writer's zone: binding unknown).
+StatusOr<ZoneBinding> BindingFromNrt(const std::string& node, int zone,
+                                     const std::vector<cluster::NrtAttribute>& attributes) {
+  const char* names[] = {kZoneNumaBoundPodsAttribute, kZoneNumaExclusiveAttribute,
+                         kZoneDedicatedCpuAttribute};
+  std::map<std::string, std::string> values;  // qrm's; other writers' attributes are theirs
+  for (const cluster::NrtAttribute& a : attributes) {
+    const bool ours = a.name == kZoneNumaBoundRolesAttribute ||
+                      std::find(std::begin(names), std::end(names), a.name) != std::end(names);
+    if (ours && !values.emplace(a.name, a.value).second) {
+      return InvalidArgumentError(
+          fmt::format("node {} NUMA zone {}: attribute {} is listed twice", node, zone, a.name));
+    }
+  }
+  const auto present = std::count_if(std::begin(names), std::end(names),
+                                     [&](const char* n) { return values.contains(n); });
+  if (present == 0) return ZoneBinding{};
+  auto bad = [&](const char* name, const std::string& why) {
+    return InvalidArgumentError(
+        fmt::format("node {} NUMA zone {}: attribute {}: {}", node, zone, name, why));
+  };
+  for (const char* n : names) {
+    if (!values.contains(n)) return bad(n, "missing (qrm-advisor writes all three)");
+  }
+  ZoneBinding b;
+  b.known = true;
+  const std::string& pods = values[kZoneNumaBoundPodsAttribute];
+  const auto parsed = std::from_chars(pods.data(), pods.data() + pods.size(), b.bound_pods);
+  if (pods.empty() || parsed.ec != std::errc() || parsed.ptr != pods.data() + pods.size() ||
+      b.bound_pods < 0 || b.bound_pods > kMaxBoundPods) {
+    return bad(kZoneNumaBoundPodsAttribute,
+               fmt::format("\"{}\" is not a pod count (0 to {})", pods, kMaxBoundPods));
+  }
+  const std::string& exclusive = values[kZoneNumaExclusiveAttribute];
+  if (exclusive != "true" && exclusive != "false") {
+    return bad(kZoneNumaExclusiveAttribute,
+               fmt::format("\"{}\" is neither \"true\" nor \"false\"", exclusive));
+  }
+  b.exclusive = exclusive == "true";
+  StatusOr<int64_t> cpu = DedicatedCpuMilli(values[kZoneDedicatedCpuAttribute]);
+  if (!cpu.ok()) return bad(kZoneDedicatedCpuAttribute, std::string(cpu.status().message()));
+  b.dedicated_cpu_milli = *cpu;
+  return ReadRoles(values, node, zone, b);
+}
+
 StatusOr<NumaZone> ZoneFromNrt(const std::string& node, const cluster::NrtZone& z) {
   auto id = cluster::NumaZoneId(z.name);
   if (!id.ok()) {
@@ -66,6 +157,7 @@ StatusOr<NumaZone> ZoneFromNrt(const std::string& node, const cluster::NrtZone& 
     }
     QRM_RETURN_IF_ERROR(AddResource(node, r, zone));
   }
+  QRM_ASSIGN_OR_RETURN(zone.binding, BindingFromNrt(node, zone.id, z.attributes));
   return zone;
 }
 
@@ -174,8 +266,8 @@ StatusOr<NumaNodeState> NumaNodeStateFromNrt(const cluster::NodeResourceTopology
   for (const cluster::NrtZone& z : nrt.zones) {
     if (z.type != cluster::kNumaZoneType) continue;
     QRM_ASSIGN_OR_RETURN(NumaZone zone, ZoneFromNrt(node, z));
-    zones.push_back(std::move(zone));
     sources.emplace(zone.id, &z);
+    zones.push_back(std::move(zone));
   }
   QRM_ASSIGN_OR_RETURN(std::string policy_name,
                        Attribute(nrt, cluster::kTopologyManagerPolicyAttribute, "none"));

@@ -36,6 +36,19 @@ struct ResourceAmount {
   friend bool operator==(const ResourceAmount&, const ResourceAmount&) = default;
 };
 
+// Who is NUMA-bound on a zone, from the zone attributes qrm-advisor writes
+// (common/protocol_keys.h): the CPU and memory plugins keep NUMA-bound pods off a zone held
+// exclusively or bound to by a pod of an anti-affine role, and a numa_exclusive pod off a zone
+// where anyone is bound or holds dedicated CPUs. The zone's resources alone do not show that.
+struct ZoneBinding {
+  bool known = false;  // the NRT carried the attributes (another writer's does not)
+  int64_t bound_pods = 0;
+  bool exclusive = false;
+  int64_t dedicated_cpu_milli = 0;
+  std::vector<std::string> roles;  // of the bound pods, sorted, distinct
+  friend bool operator==(const ZoneBinding&, const ZoneBinding&) = default;
+};
+
 // The free and total amounts of one NUMA zone.
 struct NumaZone {
   int id = 0;
@@ -43,6 +56,7 @@ struct NumaZone {
   ResourceAmount memory_bytes;
   // Every other resource of the zone (hugepages-*, qrm.io/nic, ...), by name.
   std::map<std::string, ResourceAmount> extended;
+  ZoneBinding binding;
   friend bool operator==(const NumaZone&, const NumaZone&) = default;
 };
 
@@ -70,16 +84,18 @@ ResourceAmount ZoneAmount(const NumaZone& zone, const std::string& resource);
 ResourceAmount& MutableZoneAmount(NumaZone& zone, const std::string& resource);
 
 // Checks the zones (ids distinct, in [0, 64), at most kMaxNumaZones, at least one; amounts
-// 0 <= free <= capacity) and builds numa_info from `distances` (empty, or one row per zone in
-// zone order). kInvalidArgument naming the node, the zone and the resource.
+// 0 <= free <= capacity; binding counts not negative) and builds numa_info from `distances` (empty,
+// or one row per zone in zone order). kInvalidArgument naming the node, the zone and the resource.
 StatusOr<NumaNodeState> MakeNumaNodeState(std::string node, std::vector<NumaZone> zones,
                                           topology::Policy policy, topology::Scope scope,
                                           std::vector<std::vector<uint32_t>> distances = {});
 
 // From a NodeResourceTopology. A missing policy attribute is the kubelet's default "none", a
-// missing scope "container". kInvalidArgument naming the node, the zone, the resource or
-// attribute and the value: a zone name that is not node-<id>, a duplicate zone or resource,
-// available above capacity, a negative amount, an unknown policy or scope, no NUMA zone.
+// missing scope "container"; a zone without qrm's attributes has an unknown binding. An
+// kInvalidArgument naming the node, the zone, the resource or attribute and the value: a zone
+// name that is not node-<id>, a duplicate zone, resource or attribute, available above
+// capacity, a negative amount, an unknown policy or scope, no NUMA zone, some but not all of
+// qrm's zone attributes, or one that does not parse.
 StatusOr<NumaNodeState> NumaNodeStateFromNrt(const cluster::NodeResourceTopology& nrt);
 
 }  // namespace qrm::cluster::drain

@@ -47,12 +47,14 @@ std::string_view FitFailureText(FitFailure f) {
   return "?";
 }
 
-// Harder pods first, so that they get the roomiest destinations: NUMA-bound dedicated pods,
-// then by CPU and memory request, then by key for a fixed order.
+// Harder pods first, so that they get the roomiest destinations: NUMA-bound dedicated pods
+// (numa_exclusive ones, which need whole zones, before the others), then by CPU and memory
+// request, then by key for a fixed order.
 bool HarderFirst(const DrainPod& a, const DrainPod& b) {
   auto rank = [](const DrainPod& p) {
-    return std::make_tuple(p.qos_level == "dedicated_cores" ? 0 : 1, p.numa_binding ? 0 : 1,
-                           -p.requests.cpu_milli, -p.requests.memory_bytes);
+    const int binding = p.numa_exclusive ? 0 : p.numa_binding ? 1 : 2;
+    return std::make_tuple(p.qos_level == "dedicated_cores" ? 0 : 1, binding, -p.requests.cpu_milli,
+                           -p.requests.memory_bytes);
   };
   auto ra = rank(a), rb = rank(b);
   if (ra != rb) return ra < rb;
@@ -445,8 +447,7 @@ void Planner::FindStranded() {
     if (placement.ok() && placement->admitted && Place(state->second, *placement).ok()) return;
     StrandedPod stranded{move.pod, source, move.destination};
     if (placement.ok()) {
-      stranded.reason =
-          placement->refusal == Refusal::kTopologyAffinity ? placement->reason : "OutOfResources";
+      stranded.reason = placement->reason;
       stranded.message = placement->message;
     } else {
       stranded.reason = "AdmissionError";

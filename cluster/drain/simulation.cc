@@ -65,6 +65,11 @@ NumaPodRequest NumaRequestOf(const DrainPod& pod) {
   out.pod = pod.Key();
   out.qos = QosOf(pod.qos_level);
   out.numa_binding = pod.numa_binding;
+  out.numa_exclusive = pod.numa_exclusive;
+  out.qos_error = pod.qos_error;
+  out.role = pod.pod_role;
+  out.anti_affine_roles = pod.anti_affine_roles;
+  out.anti_affine_to_all_roles = pod.anti_affine_to_all_roles;
   for (const ContainerRequests& c : pod.init_containers)
     out.init_containers.push_back(ContainerRequestOf(c));
   for (const ContainerRequests& c : pod.containers) out.containers.push_back(ContainerRequestOf(c));

@@ -43,8 +43,8 @@ enum class FitFailure {
   kNumaAdmission,         // qrm's topology merge refuses (the kubelet would)
 };
 
-// qrm's admission request for a pod: QoS from katalyst.kubewharf.io/qos_level (none is
-// shared_cores, as Katalyst reads it), numa_binding from memory_enhancement, the containers'
+// qrm's admission request for a pod: its QoS as the snapshot decoder resolved it (no level is
+// shared_cores, as Katalyst reads it; a QoS that does not resolve is refused), the containers'
 // requests.
 NumaPodRequest NumaRequestOf(const DrainPod& pod);
 

@@ -158,9 +158,19 @@ struct DrainPod {
   std::vector<PodAffinityTerm> pod_anti_affinity;
   std::vector<TopologySpreadConstraint> spread;  // spec.topologySpreadConstraints
   bool is_mirror = false;                        // annotation kubernetes.io/config.mirror present
-  std::string qos_level;                         // annotation katalyst.kubewharf.io/qos_level
-  bool numa_binding = false;    // katalyst.kubewharf.io/memory_enhancement numa_binding
+  // qrm's QoS of the pod as qos/ resolves it for qrm-host and the plugins: the katalyst
+  // annotations (qos_level, memory_enhancement) or the pod role and the planner's role table.
+  std::string pod_role;         // label katalyst.kubewharf.io/pod_role, else kubernetes.io/pod-role
+  std::string qos_level;        // the level asked for; "" when none is (shared_cores)
+  bool numa_binding = false;    // memory_enhancement or the role's numa_binding
   bool numa_exclusive = false;  // ... numa_exclusive
+  // The roles the role table makes NUMA anti-affine with pod_role (qos::RoleTable::AntiAffine),
+  // and whether every other role is ("*"): a NUMA-bound pod never shares a zone with them.
+  std::vector<std::string> anti_affine_roles;
+  bool anti_affine_to_all_roles = false;
+  // Why the QoS does not resolve (an unknown level or role, a malformed memory_enhancement);
+  // "" when it does. qrm-host would refuse the pod, so it goes only to nodes qrm does not run.
+  std::string qos_error;
 
   std::string Key() const { return namespace_ + "/" + name; }
   // Succeeded or Failed: it holds nothing and no scheduler filter counts it.

@@ -204,23 +204,26 @@ Status ReadTolerations(const Field& spec, std::vector<Toleration>* out) {
   });
 }
 
-// katalyst.kubewharf.io/memory_enhancement: a JSON object whose flags are "true" or true.
-Status ReadMemoryEnhancement(DrainPod* pod) {
-  auto it = pod->annotations.find(std::string(kMemoryEnhancementKey));
-  if (it == pod->annotations.end()) return Status::Ok();
-  std::string where = fmt::format("metadata.annotations[{}]", Quote(kMemoryEnhancementKey));
-  QRM_ASSIGN_OR_RETURN(rapidjson::Document doc, json::Parse(it->second, where));
-  if (!doc.IsObject()) return InvalidArgumentError(where + ": not a JSON object");
-  auto flag = [&](const char* key) {
-    auto m = doc.FindMember(key);
-    if (m == doc.MemberEnd()) return false;
-    return m->value.IsBool()
-               ? m->value.GetBool()
-               : m->value.IsString() && std::string_view(m->value.GetString()) == "true";
-  };
-  pod->numa_binding = flag("numa_binding");
-  pod->numa_exclusive = flag("numa_exclusive");
-  return Status::Ok();
+// qrm's QoS of the pod through qos/'s resolver, the one qrm-host and the plugins call, so the
+// planner never reads a pod differently from the node. A pod that does not resolve is not an
+// input error: qrm-host would refuse it, and the planner keeps it off qrm's nodes.
+void ResolvePodQos(const qos::RoleTable& roles, DrainPod* pod) {
+  pod->pod_role = qos::PodRoleOf(pod->labels, pod->annotations);
+  const StatusOr<qos::QosRequirement> q = qos::ResolveQos(pod->labels, pod->annotations, roles);
+  if (!q.ok()) {
+    pod->qos_error = std::string(q.status().message());
+    return;
+  }
+  if (q->annotated) pod->qos_level = std::string(qos::QosLevelName(q->level));
+  pod->numa_binding = q->numa_binding;
+  pod->numa_exclusive = q->numa_exclusive;
+  if (q->role.empty()) return;
+  for (const auto& [name, spec] : roles.roles()) {
+    if (roles.AntiAffine(q->role, name)) pod->anti_affine_roles.push_back(name);
+  }
+  const qos::RoleSpec* own = roles.Find(q->role);
+  pod->anti_affine_to_all_roles =
+      std::count(own->numa_anti_affinity.begin(), own->numa_anti_affinity.end(), "*") > 0;
 }
 
 Status ReadPodSpec(const Field& spec, DrainPod* pod) {
@@ -247,7 +250,7 @@ Status ReadPodSpec(const Field& spec, DrainPod* pod) {
   return ReadPodAffinity(spec, pod);
 }
 
-Status ReadPodFields(const Field& item, DrainPod* pod) {
+Status ReadPodFields(const Field& item, const DecodeOptions& options, DrainPod* pod) {
   QRM_ASSIGN_OR_RETURN(std::optional<Field> metadata, json::Member(item, "metadata"));
   QRM_RETURN_IF_ERROR(ReadOwners(*metadata, &pod->owners));
   QRM_ASSIGN_OR_RETURN(std::optional<Field> deleted, json::Member(*metadata, "deletionTimestamp"));
@@ -259,12 +262,11 @@ Status ReadPodFields(const Field& item, DrainPod* pod) {
   QRM_ASSIGN_OR_RETURN(std::optional<Field> status, json::Member(item, "status"));
   if (status) QRM_RETURN_IF_ERROR(json::ReadString(*status, "phase", &pod->phase));
   pod->is_mirror = pod->annotations.count("kubernetes.io/config.mirror") > 0;
-  auto qos = pod->annotations.find(std::string(kQosLevelKey));
-  if (qos != pod->annotations.end()) pod->qos_level = qos->second;
-  return ReadMemoryEnhancement(pod);
+  ResolvePodQos(options.roles, pod);
+  return Status::Ok();
 }
 
-StatusOr<DrainPod> DecodePod(const Field& item) {
+StatusOr<DrainPod> DecodePod(const Field& item, const DecodeOptions& options) {
   QRM_ASSIGN_OR_RETURN(ObjectMeta meta, ReadMeta(item, "Pod", "v1"));
   DrainPod pod;
   pod.namespace_ = meta.namespace_;
@@ -273,7 +275,9 @@ StatusOr<DrainPod> DecodePod(const Field& item) {
   pod.labels = std::move(meta.labels);
   pod.annotations = std::move(meta.annotations);
   pod.creation_time = meta.creation_timestamp;
-  if (Status s = ReadPodFields(item, &pod); !s.ok()) return s.WithContext("pod " + pod.Key());
+  if (Status s = ReadPodFields(item, options, &pod); !s.ok()) {
+    return s.WithContext("pod " + pod.Key());
+  }
   return pod;
 }
 
@@ -357,7 +361,7 @@ Status DecodeItem(const Field& item, std::string kind, const DecodeOptions& opti
     QRM_ASSIGN_OR_RETURN(DrainNode node, DecodeNode(item, options));
     snapshot->nodes.push_back(std::move(node));
   } else if (kind == "Pod") {
-    QRM_ASSIGN_OR_RETURN(DrainPod pod, DecodePod(item));
+    QRM_ASSIGN_OR_RETURN(DrainPod pod, DecodePod(item, options));
     snapshot->pods.push_back(std::move(pod));
   } else if (kind == "PodDisruptionBudget") {
     QRM_ASSIGN_OR_RETURN(DrainPdb pdb, DecodePdb(item));

@@ -15,6 +15,7 @@
 
 #include "cluster/drain/snapshot.h"
 #include "common/status.h"
+#include "qos/qos_requirement.h"
 
 namespace qrm::cluster::drain {
 
@@ -28,6 +29,9 @@ struct DecodeOptions {
   // garbage collector has not removed its pods yet) is left out, with a log line, instead of
   // failing the input. Offline the files should agree, so it is an error.
   bool drop_pods_of_missing_nodes = false;
+  // The operator's role table (the plugins' --roles-file): pod roles resolve to QoS levels
+  // through it, as on the nodes. Empty: a pod with a role does not resolve (DrainPod::qos_error).
+  qos::RoleTable roles;
 };
 
 // One input document and the name errors give it (a file name, "stdin").

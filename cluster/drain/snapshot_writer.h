@@ -5,12 +5,12 @@
 //
 // Only the fields DrainNode, DrainPod and DrainPdb keep are written; quantities as plain
 // integers (cpu "<n>m", memory and other resources in whole units). The derived pod fields
-// (is_mirror, qos_level, numa_binding, numa_exclusive) are not written: the decoder reads them
-// from the annotations, which are written as they are. A node's group is written only as the
-// labels hold it. A pod's effective request beyond what its containers add up to is written
-// as spec.overhead, the one place the decoder adds it from. Times are RFC 3339 in UTC; one
-// outside the years 0000-9999 (which the decoder accepts through a numeric offset) is written
-// as the nearest time inside them.
+// (is_mirror, pod_role, qos_level, numa_binding, numa_exclusive, qos_error) are not written:
+// the decoder derives them from the labels and annotations, which are written as they are. A node's
+// group is written only as the labels hold it. A pod's effective request beyond what its containers
+// add up to is written as spec.overhead, the one place the decoder adds it from. Times are RFC 3339
+// in UTC; one outside the years 0000-9999 (which the decoder accepts through a numeric offset) is
+// written as the nearest time inside them.
 #pragma once
 
 #include <string>

@@ -51,6 +51,7 @@ struct App {
   std::string name;               // the `app` label
   std::string hash;               // pod-template-hash
   bool numa_bound = false;        // dedicated_cores + numa_binding
+  bool numa_exclusive = false;    // ... and numa_exclusive
   bool shared_annotated = false;  // qos_level shared_cores written (else none: shared too)
   bool sidecar = false;
   bool init_container = false;
@@ -103,6 +104,7 @@ std::vector<App> MakeApps(Random& rng, size_t count, bool bound, size_t first_in
     if (!bound && EvenShare(i, o.spread_fraction))
       app.zone_max_skew = 2 + static_cast<int64_t>(i % 2);
     if (bound) app.anti_affine = EvenShare(i, o.anti_affinity_fraction);
+    if (bound) app.numa_exclusive = EvenShare(i, o.exclusive_fraction);
   }
   return apps;
 }
@@ -156,6 +158,7 @@ NumaNodeState MakeState(const std::string& node, const NodeShape& shape) {
     z.id = id;
     z.cpu_milli = {kZoneCpuMilli, kZoneCpuMilli};
     z.memory_bytes = {kZoneMemory, kZoneMemory};
+    z.binding.known = true;  // as qrm-advisor's zone attributes say
     zones.push_back(z);
   }
   // The zones are well formed by construction, so this cannot fail.
@@ -251,9 +254,12 @@ void SizeAppPod(DrainPod& pod, const App& app, int64_t share_milli, Random& rng)
 void AppAnnotations(DrainPod& pod, const App& app) {
   if (app.numa_bound) {
     pod.annotations[std::string(kQosLevelKey)] = "dedicated_cores";
-    pod.annotations[std::string(kMemoryEnhancementKey)] = R"({"numa_binding":"true"})";
+    pod.annotations[std::string(kMemoryEnhancementKey)] =
+        app.numa_exclusive ? R"({"numa_binding":"true","numa_exclusive":"true"})"
+                           : R"({"numa_binding":"true"})";
     pod.qos_level = "dedicated_cores";
     pod.numa_binding = true;
+    pod.numa_exclusive = app.numa_exclusive;
   } else if (app.shared_annotated) {
     pod.annotations[std::string(kQosLevelKey)] = "shared_cores";
     pod.qos_level = "shared_cores";
@@ -308,6 +314,7 @@ NumaPodRequest RequestOf(const DrainPod& pod) {
   r.pod = pod.Key();
   r.qos = pod.qos_level == "dedicated_cores" ? NumaQos::kDedicated : NumaQos::kShared;
   r.numa_binding = pod.numa_binding;
+  r.numa_exclusive = pod.numa_exclusive;
   r.init_containers = NumaContainers(pod.init_containers);
   r.containers = NumaContainers(pod.containers);
   return r;

@@ -52,6 +52,8 @@ struct SyntheticClusterOptions {
   // The share of NUMA-bound applications whose replicas may not share a node (required pod
   // anti-affinity on kubernetes.io/hostname); they are generated that way too.
   double anti_affinity_fraction = 0.3;
+  // The share of NUMA-bound applications that are numa_exclusive (a zone each, all its CPUs).
+  double exclusive_fraction = 0.1;
   // The share of nodes that run nothing but daemonset pods.
   double empty_fraction = 0.05;
   uint64_t seed = 1;

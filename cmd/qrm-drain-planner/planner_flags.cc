@@ -8,6 +8,7 @@
 #include "common/config/config.h"
 #include "common/log.h"
 #include "common/quote.h"
+#include "qos/qos_requirement.h"
 
 namespace po = boost::program_options;
 
@@ -57,6 +58,11 @@ void PlannerFlags::AddPlanFlags() {
       "~/.kube/config)");
   add("node-group-label", po::value(&v.decode.node_group_label)->default_value(""),
       "the node label whose value is the node's group (e.g. eks.amazonaws.com/nodegroup)");
+  add("roles", po::value(&roles_json_)->default_value(""),
+      "the role table JSON of qrm-host and the plugins (docs/annotations.md): pods with a role "
+      "resolve through it as on the nodes");
+  add("roles-file", po::value(&roles_file_)->default_value(""),
+      "file holding the role table JSON (the file qrm-host's and the plugins' --roles-file name)");
   add("node-group-min-size", po::value(&min_sizes_)->composing()->default_value({}, ""),
       "GROUP=N: the group keeps at least N nodes (repeatable)");
   add("numa-blind", po::bool_switch(&p.numa_blind),
@@ -160,6 +166,7 @@ Status PlannerFlags::FinishPlanner(PlannerConfig& c) const {
     QRM_ASSIGN_OR_RETURN(int64_t size, ParseGroupSize(entry, &group));
     p.eligibility.min_group_size[group] = size;
   }
+  QRM_ASSIGN_OR_RETURN(c.decode.roles, qos::LoadRoleTable(roles_json_, roles_file_));
   if (!min_sizes_.empty() && c.decode.node_group_label.empty()) {
     return InvalidArgumentError(
         "node-group-min-size: needs node-group-label (which label names "

@@ -58,6 +58,8 @@ class PlannerFlags {
   std::string recent_eviction_window_ = "5m";
   std::string bsp_timeout_ = "1h";
   std::vector<std::string> min_sizes_;
+  std::string roles_json_;
+  std::string roles_file_;
   std::string retry_interval_ = "5s";
   std::string eviction_timeout_ = "10m";
   int max_graceful_termination_sec_ = 600;  // CA's default

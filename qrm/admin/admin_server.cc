@@ -31,9 +31,15 @@ void FillContainer(const std::string& uid, const std::string& name,
   out->set_name(name);
   for (const auto& [resource, info] : c.resources) (*out->mutable_resources())[resource] = info;
   // The level as admission and the plugins resolve it (labels, annotations, role table).
-  out->set_qos_level(
-      admission::QosLevelName(qos::ResolveQos(c.request, admission.options().roles)));
+  const StatusOr<qos::QosRequirement> qos = qos::ResolveQos(c.request, admission.options().roles);
+  out->set_qos_level(admission::QosLevelName(qos));
   out->set_pod_role(c.request.pod_role());
+  if (qos.ok()) {
+    out->set_numa_binding(qos->numa_binding);
+    out->set_numa_exclusive(qos->numa_exclusive);
+  }
+  out->mutable_requests()->insert(c.request.resource_requests().begin(),
+                                  c.request.resource_requests().end());
   for (const std::string& resource : admission::StillSkipped(c)) {
     const std::string refusal = admission.skipped_status().Refusal({uid, name, resource});
     (*out->mutable_skipped_resources())[resource] =

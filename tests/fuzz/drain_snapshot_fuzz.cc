@@ -7,8 +7,10 @@
 //      check run on every node without naming a pod of another node;
 //   1  DecodeNodeResourceTopology, then NumaNodeStateFromNrt: errors as above; an accepted
 //      state has 1 to kMaxNumaZones zones in ascending id order with 0 <= free <= capacity,
-//      and a NUMA-bound dedicated pod and a shared pod admitted on it (up to 8 zones: hints
-//      try every set of zones) can be placed, leaving every amount within 0 and capacity.
+//      and a NUMA-bound dedicated pod, a numa_exclusive one and a shared pod admitted on it
+//      (up to 8 zones: hints try every set of zones) can be placed, leaving every amount
+//      within 0 and capacity, binding counts not negative, and an exclusive pod's zones held
+//      exclusively by one pod.
 //   2  PodLeftNode on a 200 answer to the executor's GET of an evicted pod: an error is
 //      kInvalidArgument naming the URL; the same answer always gives the same result, and a
 //      404 always means the pod left.
@@ -133,6 +135,7 @@ void CheckAmounts(const NumaNodeState& state) {
     for (const auto& [name, a] : z.extended) {
       Check(a.free >= 0 && a.free <= a.capacity, "an extended resource out of range");
     }
+    Check(z.binding.bound_pods >= 0 && z.binding.dedicated_cpu_milli >= 0, "a negative binding");
   }
 }
 
@@ -147,12 +150,21 @@ NumaPodRequest TestPod(NumaQos qos, bool numa_binding, int64_t cpu_milli, int64_
 
 // Admitted pods place, and placing keeps every amount in range.
 void CheckAdmission(NumaNodeState state) {
-  for (const NumaPodRequest& pod : {TestPod(NumaQos::kDedicated, true, 2000, int64_t{1} << 30),
-                                    TestPod(NumaQos::kShared, false, 500, int64_t{1} << 28)}) {
+  NumaPodRequest exclusive = TestPod(NumaQos::kDedicated, true, 1000, int64_t{1} << 20);
+  exclusive.numa_exclusive = true;
+  for (const NumaPodRequest& pod :
+       {exclusive, TestPod(NumaQos::kDedicated, true, 2000, int64_t{1} << 30),
+        TestPod(NumaQos::kShared, false, 500, int64_t{1} << 28)}) {
     const StatusOr<NumaPlacement> placement = Admit(state, pod);
     if (!placement.ok() || !placement->admitted) continue;
     Check(Place(state, *placement).ok(), "an admitted placement does not place");
     CheckAmounts(state);
+    if (!pod.numa_exclusive) continue;
+    for (const ZoneTake& take : placement->takes) {
+      const NumaZone* z = state.Zone(take.zone);
+      Check(!take.binds || (z->binding.exclusive && z->binding.bound_pods == 1),
+            "an exclusive pod shares its zone");
+    }
   }
 }
 

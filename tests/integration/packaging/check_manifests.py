@@ -153,9 +153,9 @@ def grants(role, group, resource, verb):
                and verb in rule.get("verbs", []) for rule in role.get("rules", []))
 
 
-def check_drain_planner(documents):
-    """The planner's CronJob runs `plan`; its bound role lists everything the plan reads; the
-    execute role (unbound) grants the cordon and the evictions."""
+def check_drain_planner(documents, host_roles):
+    """The planner's CronJob runs `plan` with the nodes' role table; its bound role lists
+    everything the plan reads; the execute role (unbound) grants the cordon and the evictions."""
     where = "qrm-drain-planner.yaml"
     jobs = [d for _, d in documents.get("CronJob", [])
             if d["metadata"]["name"] == "qrm-drain-planner"]
@@ -170,6 +170,10 @@ def check_drain_planner(documents):
         fail(where, "the CronJob must only plan (execute needs the execute role bound)")
     if pod["metadata"].get("annotations", {}).get(SKIP_ANNOTATION) != "true":
         fail(where, f"the pod lacks {SKIP_ANNOTATION}")
+    planner_roles = json.loads(flag_value(container.get("args", []), "--roles") or "{}")
+    if planner_roles != host_roles:
+        fail(where, "--roles differs from qrm-host.json's roles: pods with a role would be read "
+                    "differently from the nodes")
     state = flag_value(container.get("args", []), "--state")
     if state and not mounted(state, container.get("volumeMounts", [])):
         fail(where, f"--state {state} is not in a mounted volume")
@@ -230,7 +234,7 @@ def main():
         check_daemonset(f"{file_name} ({ds['metadata']['name']})", ds, set(data), parsed)
 
     check_extender(documents)
-    check_drain_planner(documents)
+    check_drain_planner(documents, host.get("roles", {}))
 
     for error in errors:
         print(error)

@@ -16,7 +16,7 @@
 
 namespace qrm::host::testing {
 
-// The role table of the document's three examples.
+// The role table of the document's three examples (and one exclusive role of qrm's own).
 inline constexpr const char* kDocRoles = R"({
   "online-micro_service": {"qos_level": "shared_cores"},
   "ETL": {"qos_level": "reclaimed_cores"},
@@ -26,7 +26,9 @@ inline constexpr const char* kDocRoles = R"({
                "numa_anti_affinity": ["storage-service"]},
   "numa-enhancement": {"qos_level": "dedicated_cores", "numa_binding": true,
                        "numa_anti_affinity": ["*"]},
-  "filler": {"qos_level": "dedicated_cores", "numa_binding": true}
+  "filler": {"qos_level": "dedicated_cores", "numa_binding": true},
+  "exclusive-store": {"qos_level": "dedicated_cores", "numa_binding": true,
+                      "numa_exclusive": true}
 })";
 
 inline constexpr double kGiB = 1024.0 * 1024 * 1024;

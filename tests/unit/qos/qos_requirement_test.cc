@@ -223,6 +223,11 @@ TEST_CASE("role table errors name the role, the key and the value") {
   REQUIRE_FALSE(nul.ok());
   CHECK_THAT(nul.status().message(), Catch::Contains("qos_level"));
 
+  // A comma would split the role in qrm-advisor's NodeResourceTopology zone attribute.
+  auto comma = RoleTable::Parse(R"({"a,b": {"qos_level": "shared_cores"}})");
+  REQUIRE_FALSE(comma.ok());
+  CHECK_THAT(comma.status().message(), Catch::Contains("invalid role name \"a,b\""));
+
   CHECK_FALSE(RoleTable::Parse(R"({"a": {}})").ok());
   CHECK_FALSE(RoleTable::Parse("[1]").ok());
   CHECK_FALSE(RoleTable::Parse("{").ok());

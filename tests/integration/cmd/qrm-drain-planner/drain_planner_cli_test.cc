@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <atomic>
 #include <fstream>
+#include <iterator>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -121,6 +123,76 @@ TEST_CASE("bad input is refused naming the object and field", "[drain][cli]") {
   const auto execute = RunProcess({QRM_DRAIN_PLANNER, "execute", "--input", kCluster});
   CHECK(execute.exit_code == 2);
   CHECK_THAT(execute.output, Contains("input: execute reads the cluster from the API server"));
+}
+
+// The strand fixture's NRTs with qrm-advisor's zone attributes: nobody bound anywhere, except
+// the zones of dst-whole named in `exclusive`, each held exclusively by one pod.
+std::string NrtWithBindings(const std::vector<std::string>& exclusive) {
+  std::ifstream in(kNrt);
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  rapidjson::Document doc = Json(text);
+  auto& a = doc.GetAllocator();
+  for (auto& nrt : doc["items"].GetArray()) {
+    const std::string node = nrt["metadata"]["name"].GetString();
+    for (auto& zone : nrt["zones"].GetArray()) {
+      const std::string name = zone["name"].GetString();
+      const bool held = node == "dst-whole" &&
+                        std::find(exclusive.begin(), exclusive.end(), name) != exclusive.end();
+      rapidjson::Value attributes(rapidjson::kArrayType);
+      for (const auto& [key, value] : std::vector<std::pair<const char*, const char*>>{
+               {"qrm.io/numa-bound-pods", held ? "1" : "0"},
+               {"qrm.io/numa-exclusive", held ? "true" : "false"},
+               {"qrm.io/dedicated-cpu", "0"},
+               {"qrm.io/numa-bound-roles", ""}}) {
+        rapidjson::Value attribute(rapidjson::kObjectType);
+        attribute.AddMember("name", rapidjson::StringRef(key), a);
+        attribute.AddMember("value", rapidjson::StringRef(value), a);
+        attributes.PushBack(attribute, a);
+      }
+      zone.AddMember("attributes", attributes, a);
+    }
+  }
+  rapidjson::StringBuffer out;
+  rapidjson::Writer<rapidjson::StringBuffer> writer(out);
+  doc.Accept(writer);
+  return out.GetString();
+}
+
+TEST_CASE("zones held exclusively keep NUMA-bound pods off, as qrm's plugins do", "[drain][cli]") {
+  testing::TempDir dir;
+  const std::string nrt = dir.File("nrt.json");
+  auto plan = [&](const std::vector<std::string>& exclusive) {
+    std::ofstream(nrt) << NrtWithBindings(exclusive);
+    std::vector<std::string> argv = Plan({});
+    *std::find(argv.begin(), argv.end(), kNrt) = nrt;
+    return RunProcess(argv);
+  };
+  // Zone 0 of dst-whole, where both db pods went, is held: they go to its zone 1.
+  const auto one = plan({"node-0"});
+  INFO(one.output);
+  REQUIRE(one.exit_code == 0);
+  CHECK_THAT(one.output, Contains("default/db-1                             -> dst-whole"
+                                  "                NUMA 1"));
+  CHECK_THAT(one.output, Contains("default/db-2                             -> dst-whole"
+                                  "                NUMA 1"));
+  // Both held: dst-whole takes no db pod (wherever else they may go).
+  const auto both = plan({"node-0", "node-1"});
+  INFO(both.output);
+  REQUIRE(both.exit_code == 0);
+  CHECK(both.output.find("-> dst-whole                NUMA 0") == std::string::npos);
+  CHECK(both.output.find("-> dst-whole                NUMA 1") == std::string::npos);
+}
+
+TEST_CASE("the role table is the nodes' own, refused as they refuse it", "[drain][cli]") {
+  const auto comma = RunProcess(Plan({"--roles", R"({"a,b": {"qos_level": "shared_cores"}})"}));
+  CHECK(comma.exit_code == 2);
+  CHECK_THAT(comma.output, Contains("invalid role name \"a,b\""));
+  const auto twice = RunProcess(
+      Plan({"--roles", R"({"a": {"qos_level": "shared_cores"}})", "--roles-file", "/x"}));
+  CHECK(twice.exit_code == 2);
+  CHECK_THAT(twice.output, Contains("give the role table once"));
+  const auto ok = RunProcess(Plan({"--roles", R"({"a": {"qos_level": "shared_cores"}})"}));
+  CHECK(ok.exit_code == 0);
 }
 
 // The strand fixture served by an in-process API server with the real list paths.

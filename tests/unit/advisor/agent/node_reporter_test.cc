@@ -159,6 +159,7 @@ HostAnswersSource OneNodeHost(std::shared_ptr<double> held) {
       q->set_resource_value(4);
     }
     auto* c = a.allocations.add_pods()->add_containers();
+    c->set_qos_level("dedicated_cores");  // its CPUs are its own, not a shared pool's
     (*(*c->mutable_resources())["cpu"].mutable_topology_assignments())[0] =
         static_cast<uint64_t>(*held);
     return a;

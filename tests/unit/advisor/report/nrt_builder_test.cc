@@ -42,13 +42,29 @@ adm::GetAllocatableResponse TwoNodes() {
   return a;
 }
 
+// One pod with one container holding `quantity` of `resource` (a dedicated_cores container
+// unless said otherwise: its allocation is what it holds).
 rp::ResourceAllocationInfo& Use(adm::ListAllocationsResponse& l, const std::string& resource,
-                                double quantity) {
-  adm::ContainerAllocation* c = l.add_pods()->add_containers();
+                                double quantity, const std::string& qos = "dedicated_cores") {
+  adm::PodAllocation* pod = l.add_pods();
+  pod->set_uid("uid-" + std::to_string(l.pods_size()));
+  adm::ContainerAllocation* c = pod->add_containers();
   c->set_name("c");
+  c->set_qos_level(qos);
   rp::ResourceAllocationInfo& info = (*c->mutable_resources())[resource];
   info.set_allocated_quantity(quantity);
   return info;
+}
+
+adm::ContainerAllocation& LastContainer(adm::ListAllocationsResponse& l) {
+  return *l.mutable_pods(l.pods_size() - 1)->mutable_containers(0);
+}
+
+std::string Attr(const cluster::NrtZone& z, const std::string& name) {
+  for (const cluster::NrtAttribute& a : z.attributes) {
+    if (a.name == name) return a.value;
+  }
+  return "absent";
 }
 
 std::string At(const cluster::NrtZone& z, const std::string& resource, int which) {
@@ -63,10 +79,11 @@ std::string At(const cluster::NrtZone& z, const std::string& resource, int which
 TEST_CASE("each NUMA node is a zone with capacity allocatable and available") {
   adm::ListAllocationsResponse l;
   // 4 dedicated CPUs on node 1 (exact assignment), 8 GiB placed by its hint on node 0, and a
-  // shared container's 3 CPUs with no placement: split over both nodes.
+  // shared container's request of 3 CPUs with no placement: split over both nodes.
   (*Use(l, "cpu", 4).mutable_topology_assignments())[1] = 4;
   Use(l, "memory", 8.0 * (1ULL << 30)).mutable_resource_hints()->add_hints()->add_nodes(0);
-  Use(l, "cpu", 3);
+  Use(l, "cpu", 3, "shared_cores");
+  (*LastContainer(l).mutable_requests())["cpu"] = 3;
   auto nrt = BuildNodeResourceTopology("node-a", TwoNodes(), l);
   REQUIRE(nrt.ok());
   CHECK(nrt->metadata.name == "node-a");
@@ -88,6 +105,76 @@ TEST_CASE("each NUMA node is a zone with capacity allocatable and available") {
   CHECK(nrt->attributes[0].name == "topologyManagerPolicy");
   CHECK(nrt->attributes[0].value == "single-numa-node");
   CHECK(nrt->attributes[1].value == "container");
+}
+
+TEST_CASE("a container of a shared pool holds its request, spread as the pool is") {
+  adm::ListAllocationsResponse l;
+  // The CPU plugin names the whole shared pool (28 CPUs: 10 on node 0, 18 on node 1) as each
+  // shared container's allocation; each holds its request of it, in the pool's proportions.
+  for (double request : {2.8, 1.4}) {
+    rp::ResourceAllocationInfo& info = Use(l, "cpu", 28, "shared_cores");
+    (*info.mutable_topology_assignments())[0] = 10;
+    (*info.mutable_topology_assignments())[1] = 18;
+    (*LastContainer(l).mutable_requests())["cpu"] = request;
+  }
+  // A reclaimed container without a CPU request holds none of its pool.
+  (*Use(l, "cpu", 4, "reclaimed_cores").mutable_topology_assignments())[1] = 4;
+  auto nrt = BuildNodeResourceTopology("node-a", TwoNodes(), l);
+  REQUIRE(nrt.ok());
+  CHECK(At(nrt->zones[0], "cpu", 2) == "12500m");  // 14 - (2.8 + 1.4) x 10/28
+  CHECK(At(nrt->zones[1], "cpu", 2) == "13300m");  // 16 - (2.8 + 1.4) x 18/28
+  CHECK(Attr(nrt->zones[0], "qrm.io/dedicated-cpu") == "0");
+}
+
+TEST_CASE("each zone says how many pods are NUMA-bound there, exclusively or not") {
+  adm::ListAllocationsResponse l;
+  // A NUMA-bound dedicated container on node 0 (its hint), with its memory there too.
+  rp::ResourceAllocationInfo& cpu = Use(l, "cpu", 4);
+  cpu.mutable_resource_hints()->add_hints()->add_nodes(0);
+  (*cpu.mutable_topology_assignments())[0] = 4;
+  LastContainer(l).set_numa_binding(true);
+  LastContainer(l).set_pod_role("storage-service");
+  rp::ResourceAllocationInfo& mem = (*LastContainer(l).mutable_resources())["memory"];
+  mem.set_allocated_quantity(1 << 30);
+  mem.mutable_resource_hints()->add_hints()->add_nodes(0);
+  // A NUMA-bound shared_cores pod on node 0 (memory only) and an exclusive one on node 1,
+  // which the CPU plugin gives every CPU of the node.
+  Use(l, "memory", 1 << 30, "shared_cores").mutable_resource_hints()->add_hints()->add_nodes(0);
+  LastContainer(l).set_numa_binding(true);
+  LastContainer(l).set_pod_role("cache");
+  rp::ResourceAllocationInfo& whole = Use(l, "cpu", 16);
+  whole.mutable_resource_hints()->add_hints()->add_nodes(1);
+  (*whole.mutable_topology_assignments())[1] = 16;
+  LastContainer(l).set_numa_binding(true);
+  LastContainer(l).set_numa_exclusive(true);
+  // An unbound dedicated container: its CPUs count, it binds nothing.
+  (*Use(l, "cpu", 2).mutable_topology_assignments())[0] = 2;
+  auto nrt = BuildNodeResourceTopology("node-a", TwoNodes(), l);
+  REQUIRE(nrt.ok());
+  const cluster::NrtZone& z0 = nrt->zones[0];
+  CHECK(Attr(z0, "qrm.io/numa-bound-pods") == "2");
+  CHECK(Attr(z0, "qrm.io/numa-exclusive") == "false");
+  CHECK(Attr(z0, "qrm.io/dedicated-cpu") == "6");
+  CHECK(Attr(z0, "qrm.io/numa-bound-roles") == "cache,storage-service");
+  CHECK(At(z0, "cpu", 2) == "8");  // 14 - 6
+  const cluster::NrtZone& z1 = nrt->zones[1];
+  CHECK(Attr(z1, "qrm.io/numa-bound-pods") == "1");
+  CHECK(Attr(z1, "qrm.io/numa-exclusive") == "true");
+  CHECK(Attr(z1, "qrm.io/dedicated-cpu") == "16");
+  CHECK(Attr(z1, "qrm.io/numa-bound-roles") == "");
+  CHECK(At(z1, "cpu", 2) == "0");
+}
+
+TEST_CASE("a zone nobody holds says so") {
+  auto nrt = BuildNodeResourceTopology("node-a", TwoNodes(), {});
+  REQUIRE(nrt.ok());
+  for (const cluster::NrtZone& z : nrt->zones) {
+    REQUIRE(z.attributes.size() == 4);
+    CHECK(Attr(z, "qrm.io/numa-bound-pods") == "0");
+    CHECK(Attr(z, "qrm.io/numa-exclusive") == "false");
+    CHECK(Attr(z, "qrm.io/dedicated-cpu") == "0");
+    CHECK(Attr(z, "qrm.io/numa-bound-roles") == "");
+  }
 }
 
 TEST_CASE("more held than allocatable shows nothing available and never a negative") {

@@ -255,5 +255,148 @@ TEST_CASE("bad requests are errors naming the pod and container") {
   CHECK(Admit(node, pod).status().code() == StatusCode::kInvalidArgument);
 }
 
+// --- Exclusivity (the CPU and memory plugins' numa_exclusive rules) ---------------------------
+
+// Node() with qrm's zone attributes read: nobody bound anywhere yet.
+NumaNodeState KnownNode(std::vector<int64_t> free_cpus, std::vector<int64_t> free_memory_gi,
+                        Policy policy) {
+  NumaNodeState node = Node(std::move(free_cpus), std::move(free_memory_gi), policy);
+  for (NumaZone& z : node.zones) z.binding.known = true;
+  return node;
+}
+
+NumaPodRequest Exclusive(std::vector<int64_t> cpus, int64_t memory_gi) {
+  NumaPodRequest pod = Pod(NumaQos::kDedicated, true, std::move(cpus), memory_gi);
+  pod.numa_exclusive = true;
+  return pod;
+}
+
+TEST_CASE("NUMA-bound pods stay off a zone held exclusively, whatever it has free") {
+  NumaNodeState node = KnownNode({6, 4}, {32, 32}, Policy::kSingleNumaNode);
+  node.zones[0].binding = {true, 1, true, 2000};
+  SECTION("a dedicated one goes to the other zone") {
+    const NumaPlacement p = AdmitOk(node, Pod(NumaQos::kDedicated, true, {3}, 1));
+    REQUIRE(p.admitted);
+    CHECK(p.nodes == Mask(0b10));
+  }
+  SECTION("and is refused when only that zone has room, saying why") {
+    const NumaPlacement p = AdmitOk(node, Pod(NumaQos::kDedicated, true, {5}, 1));
+    CHECK(p.refusal == Refusal::kTopologyAffinity);
+    CHECK_THAT(p.message, Catch::Contains("NUMA node 0: held exclusively"));
+  }
+  SECTION("a shared_cores one binds its memory elsewhere") {
+    const NumaPlacement p = AdmitOk(node, Pod(NumaQos::kShared, true, {1}, 4));
+    REQUIRE(p.admitted);
+    CHECK(p.nodes == Mask(0b10));
+  }
+  SECTION("an unbound pod does not care") {
+    CHECK(AdmitOk(node, Pod(NumaQos::kDedicated, false, {5}, 1)).admitted);
+  }
+  SECTION("policy none: the bound pod's own hint avoids the zone too") {
+    node.policy = Policy::kNone;
+    const NumaPlacement p = AdmitOk(node, Pod(NumaQos::kDedicated, true, {3}, 1));
+    REQUIRE(p.admitted);
+    CHECK(p.nodes == Mask(0b10));
+  }
+}
+
+TEST_CASE("a numa_exclusive pod needs a zone nobody is bound to and takes all of its CPUs") {
+  NumaNodeState node = KnownNode({8, 8, 8}, {32, 32, 32}, Policy::kSingleNumaNode);
+  node.zones[0].binding.bound_pods = 1;              // a NUMA-bound pod
+  node.zones[1].binding.dedicated_cpu_milli = 1000;  // an unbound dedicated container's CPU
+  node.zones[1].cpu_milli.free = 7000;
+  node.zones[2].cpu_milli.free = 7500;  // shared pods' requests: 7 whole CPUs free
+  const NumaPlacement p = AdmitOk(node, Exclusive({4}, 2));
+  REQUIRE(p.admitted);
+  CHECK(p.nodes == Mask(0b100));
+  REQUIRE(p.takes.size() == 1);
+  CHECK(p.takes[0].zone == 2);
+  CHECK(p.takes[0].amounts == std::map<std::string, int64_t>{{"cpu", 7000}, {"memory", 2 * kGi}});
+  CHECK(p.takes[0].binds);
+  CHECK(p.takes[0].exclusive);
+  CHECK(p.takes[0].dedicated_cpu_milli == 7000);
+  REQUIRE(Place(node, p).ok());
+  CHECK(node.zones[2].binding == ZoneBinding{true, 1, true, 7000});
+  CHECK(node.zones[2].cpu_milli.free == 500);
+
+  SECTION("after it, other NUMA-bound pods go elsewhere and no exclusive one fits") {
+    const NumaPlacement next = AdmitOk(node, Pod(NumaQos::kShared, true, {1}, 1));
+    CHECK(next.admitted);  // zone 0 has bound pods, but this one is not exclusive
+    CHECK(next.nodes == Mask(0b1));
+    const NumaPlacement second = AdmitOk(node, Exclusive({1}, 1));
+    CHECK_FALSE(second.admitted);
+    CHECK_THAT(second.message, Catch::Contains("NUMA node 0: 1 NUMA-bound pod(s) there") &&
+                                   Catch::Contains("NUMA node 1: 1000m dedicated CPU held there") &&
+                                   Catch::Contains("NUMA node 2: held exclusively"));
+  }
+}
+
+TEST_CASE("a numa_exclusive pod does not go where the NRT does not say who is bound") {
+  const NumaNodeState unknown = Node({8, 8}, {32, 32}, Policy::kSingleNumaNode);
+  const NumaPlacement p = AdmitOk(unknown, Exclusive({2}, 1));
+  CHECK_FALSE(p.admitted);
+  CHECK_THAT(p.message, Catch::Contains("does not say who is NUMA-bound there"));
+  // A plain NUMA-bound pod is placed as before the attributes existed.
+  CHECK(AdmitOk(unknown, Pod(NumaQos::kDedicated, true, {2}, 1)).admitted);
+}
+
+TEST_CASE("a NUMA-bound pod stays off zones where a pod of an anti-affine role is bound") {
+  NumaNodeState node = KnownNode({8, 8}, {32, 32}, Policy::kSingleNumaNode);
+  node.zones[0].binding.bound_pods = 1;
+  node.zones[0].binding.roles = {"storage-service"};
+  NumaPodRequest reranker = Pod(NumaQos::kDedicated, true, {2}, 1);
+  reranker.role = "reranker";
+  reranker.anti_affine_roles = {"storage-service"};
+  const NumaPlacement p = AdmitOk(node, reranker);
+  REQUIRE(p.admitted);
+  CHECK(p.nodes == Mask(0b10));
+  REQUIRE(Place(node, p).ok());
+  CHECK(node.zones[1].binding.roles == std::vector<std::string>{"reranker"});
+  SECTION("the same role shares a zone") {
+    NumaPodRequest store = Pod(NumaQos::kDedicated, true, {2}, 1);
+    store.role = "storage-service";
+    store.anti_affine_roles = {"reranker"};
+    const NumaPlacement same = AdmitOk(node, store);
+    REQUIRE(same.admitted);
+    CHECK(same.nodes == Mask(0b1));
+    REQUIRE(Place(node, same).ok());
+    CHECK(node.zones[0].binding.roles == std::vector<std::string>{"storage-service"});
+    CHECK(node.zones[0].binding.bound_pods == 2);
+  }
+  SECTION("a role anti-affine with every other role finds no zone") {
+    NumaPodRequest loner = Pod(NumaQos::kShared, true, {1}, 1);
+    loner.role = "numa-enhancement";
+    loner.anti_affine_to_all_roles = true;
+    const NumaPlacement refused = AdmitOk(node, loner);
+    CHECK_FALSE(refused.admitted);
+    CHECK_THAT(refused.message, Catch::Contains("NUMA node 0: role \"numa-enhancement\" is NUMA "
+                                                "anti-affine with role \"storage-service\"") &&
+                                    Catch::Contains("NUMA node 1: role \"numa-enhancement\""));
+  }
+  SECTION("a pod without a role is never anti-affine") {
+    CHECK(AdmitOk(node, Pod(NumaQos::kDedicated, true, {2}, 1)).admitted);
+  }
+}
+
+TEST_CASE("a pod whose QoS does not resolve is refused as qrm-host refuses it") {
+  NumaPodRequest pod = Pod(NumaQos::kShared, false, {1}, 1);
+  pod.qos_error = "pod role \"cache\" is not in the role table";
+  const NumaPlacement p = AdmitOk(Node({8}, {32}, Policy::kNone), pod);
+  CHECK_FALSE(p.admitted);
+  CHECK(p.refusal == Refusal::kQosUnresolved);
+  CHECK(p.reason == "CreateContainerError");
+  CHECK_THAT(p.message, Catch::Contains("worker-1 pod default/app: qrm-host cannot resolve its "
+                                        "QoS: pod role \"cache\""));
+}
+
+TEST_CASE("a pod counts once per zone however many containers it binds there") {
+  NumaNodeState node = KnownNode({8, 8}, {32, 32}, Policy::kSingleNumaNode);
+  const NumaPlacement p = AdmitOk(node, Pod(NumaQos::kDedicated, true, {2, 2}, 1));
+  REQUIRE(p.admitted);
+  REQUIRE(Place(node, p).ok());
+  CHECK(node.zones[0].binding == ZoneBinding{true, 1, false, 4000});
+  CHECK(node.zones[1].binding == ZoneBinding{true, 0, false, 0});
+}
+
 }  // namespace
 }  // namespace qrm::cluster::drain

@@ -90,6 +90,80 @@ TEST_CASE("the decoded JSON of an NRT object gives the same state") {
   CHECK(state->zones[1].memory_bytes.free == 32LL << 30);
 }
 
+std::vector<cluster::NrtAttribute> Binding(std::string pods, std::string exclusive,
+                                           std::string cpu) {
+  return {{"qrm.io/numa-bound-pods", std::move(pods)},
+          {"qrm.io/numa-exclusive", std::move(exclusive)},
+          {"qrm.io/dedicated-cpu", std::move(cpu)}};
+}
+
+TEST_CASE("qrm's zone attributes say who is NUMA-bound on each zone") {
+  NodeResourceTopology nrt = TwoZones();
+  nrt.zones[0].attributes = Binding("2", "false", "4500m");
+  nrt.zones[1].attributes = Binding("1", "true", "8");
+  auto state = NumaNodeStateFromNrt(nrt);
+  REQUIRE(state.ok());
+  CHECK(state->zones[0].binding == ZoneBinding{true, 2, false, 4500});
+  CHECK(state->zones[1].binding == ZoneBinding{true, 1, true, 8000});
+  SECTION("the roles of the bound pods, sorted; absent (an older qrm-advisor) is none") {
+    nrt.zones[0].attributes.push_back({"qrm.io/numa-bound-roles", "storage-service,reranker"});
+    auto roles = NumaNodeStateFromNrt(nrt);
+    REQUIRE(roles.ok());
+    CHECK(roles->zones[0].binding.roles == std::vector<std::string>{"reranker", "storage-service"});
+    CHECK(roles->zones[1].binding.roles.empty());
+    nrt.zones[0].attributes.back().value = "reranker,,x";
+    CHECK_THAT(ErrorOf(nrt), Catch::Contains("zone 0: attribute qrm.io/numa-bound-roles: "
+                                             "\"reranker,,x\" has an empty role"));
+  }
+  SECTION("a zone without them (another writer's NRT) has an unknown binding") {
+    nrt.zones[1].attributes.clear();
+    auto unknown = NumaNodeStateFromNrt(nrt);
+    REQUIRE(unknown.ok());
+    CHECK(unknown->zones[1].binding == ZoneBinding{});
+  }
+}
+
+TEST_CASE("bad zone attributes name the node, zone, attribute and value") {
+  NodeResourceTopology nrt = TwoZones();
+  nrt.zones[0].attributes = Binding("0", "false", "0");
+  auto& attributes = nrt.zones[1].attributes;
+  attributes = Binding("1", "true", "2");
+  SECTION("one missing") {
+    attributes.pop_back();
+    CHECK_THAT(ErrorOf(nrt), Catch::Contains("worker-1 NUMA zone 1: attribute "
+                                             "qrm.io/dedicated-cpu: missing"));
+  }
+  SECTION("listed twice") {
+    attributes.push_back(attributes[0]);
+    CHECK_THAT(ErrorOf(nrt), Catch::Contains("zone 1: attribute qrm.io/numa-bound-pods is "
+                                             "listed twice"));
+  }
+  SECTION("another writer's attributes are its own, even twice") {
+    attributes.push_back({"vendor.example/tier", "a"});
+    attributes.push_back({"vendor.example/tier", "b"});
+    CHECK(NumaNodeStateFromNrt(nrt).ok());
+  }
+  SECTION("a pod count that is not one") {
+    for (const char* bad : {"-1", "1.5", "", "two", "3 ", "1000001"}) {
+      attributes[0].value = bad;
+      CHECK_THAT(ErrorOf(nrt), Catch::Contains("qrm.io/numa-bound-pods: \"" + std::string(bad) +
+                                               "\" is not a pod count"));
+    }
+  }
+  SECTION("exclusive neither true nor false") {
+    attributes[1].value = "yes";
+    CHECK_THAT(ErrorOf(nrt), Catch::Contains("qrm.io/numa-exclusive: \"yes\""));
+  }
+  SECTION("a CPU amount that is no quantity, or negative") {
+    attributes[2].value = "4 cores";
+    CHECK_THAT(ErrorOf(nrt), Catch::Contains("qrm.io/dedicated-cpu") && Catch::Contains("4 cores"));
+    attributes[2].value = "-2";
+    CHECK_THAT(ErrorOf(nrt), Catch::Contains("qrm.io/dedicated-cpu: \"-2\" is not a CPU amount"));
+    attributes[2].value = "2000000000k";
+    CHECK_THAT(ErrorOf(nrt), Catch::Contains("is not a CPU amount (0 to 1099511627776m)"));
+  }
+}
+
 TEST_CASE("NRT errors name the node and the field") {
   NodeResourceTopology nrt = TwoZones();
   SECTION("available above capacity") {

@@ -188,6 +188,15 @@ inline std::vector<std::string> ReplayPlan(const ClusterSnapshot& snapshot,
       }
     }
   }
+  // The plugins' exclusivity: a zone held exclusively has that one pod bound to it.
+  for (const auto& [name, state] : states) {
+    for (const NumaZone& z : state.zones) {
+      if (z.binding.exclusive && z.binding.bound_pods != 1) {
+        problems.push_back(fmt::format("{} NUMA zone {}: held exclusively, {} pods bound", name,
+                                       z.id, z.binding.bound_pods));
+      }
+    }
+  }
   for (const DrainPdb& pdb : snapshot.pdbs) {
     if (pdb_used[pdb.Key()] > pdb.disruptions_allowed) {
       problems.push_back(fmt::format("PDB {}: {} disruptions, {} allowed", pdb.Key(),

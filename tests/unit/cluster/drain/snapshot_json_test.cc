@@ -189,12 +189,62 @@ TEST_CASE("an object without a name is refused") {
   CHECK_THAT(msg, Contains("test.json: items[0]: metadata.name: missing"));
 }
 
-TEST_CASE("a malformed memory_enhancement annotation names the pod and the annotation") {
+// A pod whose QoS does not resolve is no input error (qrm-host would refuse it, and the
+// planner keeps it off qrm's nodes): it keeps the resolver's message, naming the annotation.
+TEST_CASE("a pod whose QoS does not resolve keeps the reason, naming the annotation") {
   std::string pod = R"({"kind": "Pod", "metadata": {"name": "p", "namespace": "default",
       "annotations": {"katalyst.kubewharf.io/memory_enhancement": "{numa"}}})";
-  std::string msg = DecodeError({ListOf({pod})});
-  CHECK_THAT(msg, Contains("pod default/p: metadata.annotations[\"katalyst.kubewharf.io/"
-                           "memory_enhancement\"]: not JSON"));
+  ClusterSnapshot s = MustDecode({ListOf({pod})});
+  const DrainPod& p = s.pods.at(0);
+  CHECK_THAT(p.qos_error, Contains("annotation \"katalyst.kubewharf.io/memory_enhancement\": "
+                                   "invalid value \"{numa\": not valid JSON"));
+  CHECK_FALSE(p.numa_binding);
+  std::string level = R"({"kind": "Pod", "metadata": {"name": "q", "namespace": "default",
+      "annotations": {"katalyst.kubewharf.io/qos_level": "gold_cores"}}})";
+  CHECK_THAT(MustDecode({ListOf({level})}).pods.at(0).qos_error, Contains("gold_cores"));
+}
+
+TEST_CASE("pod roles resolve through the planner's role table, as on the nodes") {
+  DecodeOptions options;
+  auto roles = qos::RoleTable::Parse(R"({
+      "storage-service": {"qos_level": "dedicated_cores", "numa_binding": true,
+                          "numa_exclusive": true, "numa_anti_affinity": ["reranker"]},
+      "reranker": {"qos_level": "dedicated_cores", "numa_binding": true},
+      "loner": {"qos_level": "shared_cores", "numa_binding": true, "numa_anti_affinity": ["*"]},
+      "ETL": {"qos_level": "reclaimed_cores"}})");
+  REQUIRE(roles.ok());
+  options.roles = *roles;
+  auto pod = [](const std::string& name, const std::string& meta) {
+    return R"({"kind": "Pod", "metadata": {"name": ")" + name + R"(", "namespace": "default", )" +
+           meta + "}}";
+  };
+  const ClusterSnapshot s = MustDecode(
+      {ListOf({pod("store", R"("labels": {"katalyst.kubewharf.io/pod_role": "storage-service"})"),
+               pod("etl", R"("annotations": {"kubernetes.io/pod-role": "ETL"})"),
+               pod("plain", R"("labels": {"app": "web"})"),
+               pod("stranger", R"("labels": {"katalyst.kubewharf.io/pod_role": "cache"})")})},
+      options);
+  const DrainPod& store = s.pods.at(s.pod_index.at("default/store"));
+  CHECK(store.pod_role == "storage-service");
+  CHECK(store.qos_level == "dedicated_cores");
+  CHECK(store.numa_binding);
+  CHECK(store.numa_exclusive);
+  CHECK(store.qos_error.empty());
+  // Anti-affine with reranker by its own list, and with loner by loner's "*".
+  CHECK(store.anti_affine_roles == std::vector<std::string>{"loner", "reranker"});
+  CHECK_FALSE(store.anti_affine_to_all_roles);
+  const DrainPod& etl = s.pods.at(s.pod_index.at("default/etl"));
+  CHECK(etl.qos_level == "reclaimed_cores");
+  CHECK_FALSE(etl.numa_binding);
+  const DrainPod& plain = s.pods.at(s.pod_index.at("default/plain"));
+  CHECK(plain.qos_level.empty());
+  CHECK(plain.qos_error.empty());
+  // A role the table lacks does not resolve, on the nodes and here.
+  CHECK_THAT(s.pods.at(s.pod_index.at("default/stranger")).qos_error, Contains("cache"));
+  // Without the table, no role resolves.
+  const ClusterSnapshot bare = MustDecode({ListOf(
+      {pod("store", R"("labels": {"katalyst.kubewharf.io/pod_role": "storage-service"})")})});
+  CHECK_THAT(bare.pods.at(0).qos_error, Contains("storage-service"));
 }
 
 TEST_CASE("documents that are not JSON or not a list we read are refused") {

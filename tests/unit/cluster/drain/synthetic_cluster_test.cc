@@ -33,14 +33,18 @@ Resources Taken(const NumaNodeState& state) {
 }
 
 // What the node's app containers ask for (init containers hand theirs on; see
-// numa_admission.h), with dedicated CPUs whole as the generator makes them.
-Resources Requested(const ClusterSnapshot& s, const std::string& node) {
+// numa_admission.h), with dedicated CPUs whole as the generator makes them; a numa_exclusive
+// pod's CPUs are every whole CPU its zone had free, which the zone's binding holds.
+Resources Requested(const ClusterSnapshot& s, const std::string& node, const NumaNodeState& state) {
   Resources r;
+  for (const NumaZone& z : state.zones) {
+    if (z.binding.exclusive) r.cpu_milli += z.binding.dedicated_cpu_milli;
+  }
   auto it = s.pods_by_node.find(node);
   if (it == s.pods_by_node.end()) return r;
   for (size_t i : it->second) {
     for (const ContainerRequests& c : s.pods[i].containers) {
-      r.cpu_milli += c.requests.cpu_milli;
+      if (!s.pods[i].numa_exclusive) r.cpu_milli += c.requests.cpu_milli;
       r.memory_bytes += c.requests.memory_bytes;
     }
   }
@@ -97,20 +101,23 @@ TEST_CASE("a synthetic cluster validates and has the shape asked for") {
 
 TEST_CASE("synthetic NUMA-bound pods are dedicated whole CPUs with the katalyst annotations") {
   const SyntheticCluster s = GenerateCluster(Small(2));
-  size_t bound = 0;
+  size_t bound = 0, exclusive = 0;
   for (const DrainPod& pod : s.snapshot.pods) {
     if (!pod.numa_binding) continue;
     ++bound;
+    exclusive += pod.numa_exclusive ? 1 : 0;
     INFO(pod.Key());
     CHECK(pod.qos_level == "dedicated_cores");
     CHECK(pod.annotations.at("katalyst.kubewharf.io/qos_level") == "dedicated_cores");
     CHECK(pod.annotations.at("katalyst.kubewharf.io/memory_enhancement") ==
-          R"({"numa_binding":"true"})");
+          (pod.numa_exclusive ? R"({"numa_binding":"true","numa_exclusive":"true"})"
+                              : R"({"numa_binding":"true"})"));
     CHECK(pod.requests.cpu_milli % 1000 == 0);
     REQUIRE(pod.Controller() != nullptr);
     CHECK(pod.Controller()->kind == "ReplicaSet");
   }
   CHECK(bound > 0);
+  CHECK(exclusive > 0);
 }
 
 TEST_CASE("synthetic NUMA free amounts are capacity minus what the pods take") {
@@ -119,7 +126,7 @@ TEST_CASE("synthetic NUMA free amounts are capacity minus what the pods take") {
     for (const DrainNode& node : s.snapshot.nodes) {
       INFO("seed " << seed << " node " << node.name);
       const NumaNodeState& state = s.numa.at(node.name);
-      const Resources taken = Taken(state), requested = Requested(s.snapshot, node.name);
+      const Resources taken = Taken(state), requested = Requested(s.snapshot, node.name, state);
       CHECK(taken.cpu_milli == requested.cpu_milli);
       CHECK(taken.memory_bytes == requested.memory_bytes);
       // The node's allocatable is its zones' capacity, so qrm and the scheduler agree.
@@ -129,6 +136,10 @@ TEST_CASE("synthetic NUMA free amounts are capacity minus what the pods take") {
         memory += z.memory_bytes.capacity;
         CHECK(z.cpu_milli.free >= 0);
         CHECK(z.memory_bytes.free >= 0);
+        if (z.binding.exclusive) {  // one pod, with every whole CPU
+          CHECK(z.binding.bound_pods == 1);
+          CHECK(z.cpu_milli.free < 1000);
+        }
       }
       CHECK(cpu == node.allocatable.cpu_milli);
       CHECK(memory == node.allocatable.memory_bytes);
