@@ -10,6 +10,7 @@
 
 #include "cluster/drain/drainability.h"
 #include "cluster/drain/numa_admission.h"
+#include "cluster/drain/simulation.h"
 #include "common/protocol_keys.h"
 
 namespace qrm::cluster::drain {
@@ -300,30 +301,10 @@ DrainPod AppPod(const App& app, const DrainNode& node, int64_t share_milli, uint
   return pod;
 }
 
-std::vector<NumaContainerRequest> NumaContainers(const std::vector<ContainerRequests>& list) {
-  std::vector<NumaContainerRequest> out;
-  for (const ContainerRequests& c : list) {
-    out.push_back({c.name, c.requests.cpu_milli, c.requests.memory_bytes, c.requests.extended});
-  }
-  return out;
-}
-
-// What qrm is asked when the pod arrives (the generator knows each pod's QoS first hand).
-NumaPodRequest RequestOf(const DrainPod& pod) {
-  NumaPodRequest r;
-  r.pod = pod.Key();
-  r.qos = pod.qos_level == "dedicated_cores" ? NumaQos::kDedicated : NumaQos::kShared;
-  r.numa_binding = pod.numa_binding;
-  r.numa_exclusive = pod.numa_exclusive;
-  r.init_containers = NumaContainers(pod.init_containers);
-  r.containers = NumaContainers(pod.containers);
-  return r;
-}
-
 // Admits and places the pod on the node's state as qrm would; false when qrm would refuse it,
 // or would spread a NUMA-bound pod over more than one zone.
 bool AdmitOnNode(NumaNodeState& state, const DrainPod& pod) {
-  StatusOr<NumaPlacement> placement = Admit(state, RequestOf(pod));
+  StatusOr<NumaPlacement> placement = Admit(state, NumaRequestOf(pod));
   if (!placement.ok() || !placement->admitted) return false;
   if (pod.numa_binding && placement->nodes.Count() != 1) return false;
   return Place(state, *placement).ok();
