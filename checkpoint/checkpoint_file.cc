@@ -1,14 +1,12 @@
 #include "checkpoint/checkpoint_file.h"
 
 #include <cerrno>
-#include <ctime>
 #include <string_view>
 
 #include <dirent.h>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <rapidjson/error/en.h>
-#include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -21,26 +19,10 @@ namespace {
 
 constexpr std::string_view kChecksumPrefix = "fnv1a64:";
 
+using file_io::MoveAside;
 using file_io::Split;
 using file_io::SplitPath;
-using file_io::SyncDirectory;
-
 using file_io::TempPrefix;
-
-// Renames `path` to "<path>.corrupt-<unix-time>[.N]" without replacing any
-// existing file; returns the new name.
-StatusOr<std::string> Quarantine(const std::string& path) {
-  const std::string stem = fmt::format("{}.corrupt-{}", path, std::time(nullptr));
-  for (int attempt = 0; attempt < 1000; ++attempt) {
-    const std::string target = attempt == 0 ? stem : fmt::format("{}.{}", stem, attempt);
-    if (::renameat2(AT_FDCWD, path.c_str(), AT_FDCWD, target.c_str(), RENAME_NOREPLACE) == 0) {
-      QRM_RETURN_IF_ERROR(SyncDirectory(Split(path).dir));
-      return target;
-    }
-    if (errno != EEXIST) return ErrnoError(errno, "rename", path);
-  }
-  return AlreadyExistsError(fmt::format("too many quarantined copies of {}", path));
-}
 
 // Verifies the parsed document; returns a description of what is wrong, or
 // empty if the file is intact. Unsupported versions are reported separately.
@@ -134,7 +116,7 @@ StatusOr<Checkpoint> Read(const std::string& path, const ReadOptions& options) {
   if (!content.ok()) return content.status();
   StatusOr<Checkpoint> parsed = Parse(*content, path, options);
   if (parsed.ok() || !IsCorrupt(parsed.status()) || !options.quarantine_corrupt) return parsed;
-  StatusOr<std::string> moved = Quarantine(path);
+  StatusOr<std::string> moved = MoveAside(path);
   return DataLossError(
       parsed.status().message() +
       (moved.ok() ? fmt::format("; moved aside to {}", *moved)

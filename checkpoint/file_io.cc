@@ -1,10 +1,12 @@
 #include "checkpoint/file_io.h"
 
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
 
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -105,6 +107,19 @@ StatusOr<std::string> ReadWholeFile(const std::string& path, std::string_view ki
     content.append(buf, static_cast<size_t>(n));
   }
   return content;
+}
+
+StatusOr<std::string> MoveAside(const std::string& path, std::string_view why) {
+  const std::string stem = fmt::format("{}.{}-{}", path, why, std::time(nullptr));
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    std::string target = attempt == 0 ? stem : fmt::format("{}.{}", stem, attempt);
+    if (::renameat2(AT_FDCWD, path.c_str(), AT_FDCWD, target.c_str(), RENAME_NOREPLACE) == 0) {
+      QRM_RETURN_IF_ERROR(SyncDirectory(Split(path).dir));
+      return target;
+    }
+    if (errno != EEXIST) return ErrnoError(errno, "rename", path);
+  }
+  return AlreadyExistsError(fmt::format("too many quarantined copies of {}", path));
 }
 
 }  // namespace qrm::checkpoint::file_io

@@ -52,4 +52,10 @@ Status SyncDirectory(const std::string& dir);
 // kNotFound reads "<kind> <path>: does not exist".
 StatusOr<std::string> ReadWholeFile(const std::string& path, std::string_view kind);
 
+// Renames an unusable `path` to "<path>.<why>-<unix-time>[.N]" (why: "corrupt",
+// "unsupported-version"), never over an existing file, and syncs the directory: the evidence is
+// kept and the next write starts afresh. Returns the new name; kAlreadyExists after 1000
+// copies in the same second.
+StatusOr<std::string> MoveAside(const std::string& path, std::string_view why = "corrupt");
+
 }  // namespace qrm::checkpoint::file_io

@@ -10,7 +10,14 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
+#include "common/errno_text.h"
+
 namespace qrm {
+
+// Both functions run first thing in main, before any thread exists (malloc_tuning.h), which is
+// what mallopt and the environment functions need: nothing else can read or change the
+// allocator's settings or the environment meanwhile.
+// NOLINTBEGIN(concurrency-mt-unsafe)
 
 void TuneMalloc(int max_arenas) {
   mallopt(M_ARENA_MAX, max_arenas);
@@ -50,13 +57,14 @@ void ReexecWithBoundedThreadCache(char** argv) {
   std::fprintf(stderr,
                "%s: cannot re-execute with GLIBC_TUNABLES=%s (%s); running with glibc's default "
                "per-thread malloc caches\n",
-               argv[0] ? argv[0] : "qrm", tunables->c_str(), std::strerror(error));
+               argv[0] ? argv[0] : "qrm", tunables->c_str(), ErrnoText(error).c_str());
   if (had_previous) {
     setenv("GLIBC_TUNABLES", restore.c_str(), 1);
   } else {
     unsetenv("GLIBC_TUNABLES");
   }
 }
+// NOLINTEND(concurrency-mt-unsafe)
 
 bool ReleaseFreeMemory() {
   return malloc_trim(0) == 1;

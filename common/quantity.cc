@@ -66,7 +66,10 @@ std::optional<Scanned> Scan(std::string_view s) {
   }
   out.has_digits = out.has_digits || !out.num.empty() || !out.denom.empty();
   const size_t suffix = pos;
-  while (pos < s.size() && std::string_view("eEinumkKMGTP").find(s[pos]) != s.npos) ++pos;
+  while (pos < s.size() &&
+         std::string_view("eEinumkKMGTP").find(s[pos]) != std::string_view::npos) {
+    ++pos;
+  }
   if (pos < s.size() && (s[pos] == '-' || s[pos] == '+')) ++pos;
   if (SkipDigits(s, pos) != s.size()) return std::nullopt;
   out.suffix = s.substr(suffix);

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "common/errno_text.h"
+
 namespace qrm {
 
 std::string_view StatusCodeName(StatusCode code) {
@@ -52,7 +54,7 @@ Status ErrnoError(int err, std::string_view operation, std::string_view what) {
     case EDQUOT: code = StatusCode::kResourceExhausted; break;
     default: break;
   }
-  return Status(code, fmt::format("{} {}: {}", operation, what, std::strerror(err)));
+  return Status(code, fmt::format("{} {}: {}", operation, what, ErrnoText(err)));
 }
 
 namespace status_internal {

@@ -20,4 +20,12 @@ int WaitForStopSignal(const sigset_t& set) {
   return sig;
 }
 
+std::string StopSignalName(int sig) {
+  switch (sig) {
+    case SIGTERM: return "SIGTERM";
+    case SIGINT: return "SIGINT";
+    default: return "signal " + std::to_string(sig);
+  }
+}
+
 }  // namespace qrm

@@ -3,7 +3,8 @@
 // sigwait / sigtimedwait ever sees one, never a gRPC or HTTP worker in the middle of a call.
 #pragma once
 
-#include <signal.h>
+#include <csignal>
+#include <string>
 
 namespace qrm {
 
@@ -13,5 +14,9 @@ sigset_t BlockStopSignals();
 
 // Waits for one of `set` and returns its number.
 int WaitForStopSignal(const sigset_t& set);
+
+// "SIGTERM", "SIGINT", or "signal <n>" for any other: for the line a daemon logs as it stops
+// (strsignal is not safe while other threads run).
+std::string StopSignalName(int sig);
 
 }  // namespace qrm

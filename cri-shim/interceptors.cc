@@ -69,7 +69,7 @@ std::optional<Answer> Interceptors::RefuseUndecodable(Intercept kind, const Inte
       LenientParse(call.request(), &partial);
       pod = PodInfoFromSandboxConfig(partial.config());
       method = "RunPodSandbox";
-      type = partial.GetDescriptor();
+      type = cri::RunPodSandboxRequest::descriptor();
       break;
     }
     case Intercept::kCreateContainer: {
@@ -78,7 +78,7 @@ std::optional<Answer> Interceptors::RefuseUndecodable(Intercept kind, const Inte
       pod = PodOf(partial, index_);
       container = partial.config().metadata().name();
       method = "CreateContainer";
-      type = partial.GetDescriptor();
+      type = cri::CreateContainerRequest::descriptor();
       break;
     }
     default: {

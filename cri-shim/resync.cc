@@ -73,7 +73,7 @@ Listing IndexListing(const cri::ListPodSandboxResponse& sandboxes,
 void ReleaseGone(const Listing& listing, host::Host& host, ResyncStats& stats) {
   auto log = Logger("cri-shim");
   for (const auto& [uid, pod] : host.state().Snapshot()) {
-    if (!listing.ready_pods.count(uid)) {
+    if (!listing.ready_pods.contains(uid)) {
       const PodRef ref{uid, pod->ns, pod->name, ""};
       if (Status r = host.admission().RemovePod(uid); r.ok()) {
         ++stats.pods_released;
@@ -85,7 +85,7 @@ void ReleaseGone(const Listing& listing, host::Host& host, ResyncStats& stats) {
       continue;
     }
     for (const auto& [name, container] : pod->containers) {
-      if (listing.existing.count({uid, name})) {
+      if (listing.existing.contains({uid, name})) {
         ++stats.kept;
         continue;
       }

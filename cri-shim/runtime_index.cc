@@ -64,7 +64,7 @@ void RuntimeIndex::EndCreate(const ContainerKey& key, const Container* created) 
 
 bool RuntimeIndex::InUse(const ContainerKey& key) const {
   MutexLock lock(mu_);
-  return ids_by_key_.count(key) > 0 || creating_.count(key) > 0;
+  return ids_by_key_.contains(key) || creating_.contains(key);
 }
 
 void RuntimeIndex::AddContainer(const Container& container) {
@@ -91,7 +91,7 @@ std::optional<ContainerKey> RuntimeIndex::RemoveContainer(const std::string& id)
   if (it == containers_.end()) return std::nullopt;
   const ContainerKey key = it->second.key;
   RemoveContainerLocked(id);
-  if (ids_by_key_.count(key) > 0 || creating_.count(key) > 0) return std::nullopt;
+  if (ids_by_key_.contains(key) || creating_.contains(key)) return std::nullopt;
   return key;
 }
 

@@ -7,7 +7,7 @@
 namespace qrm::shim {
 
 StatusOr<bool> ShouldSkip(const PodInfo& pod, const std::set<std::string>& skip_namespaces) {
-  bool skip = skip_namespaces.count(pod.ns) > 0;
+  bool skip = skip_namespaces.contains(pod.ns);
   if (auto it = pod.annotations.find(kSkipAnnotation); it != pod.annotations.end()) {
     if (it->second == "true") {
       skip = true;

@@ -111,7 +111,7 @@ void UnaryCall::RunOnPool() {
                                fmt::format("qrm: {}: internal error: {}",
                                            ShortMethodName(method_.full_name), e.what())));
     }
-    *response_ = std::move(answer.response);
+    response_->Swap(&answer.response);  // ByteBuffer has no move assignment
     Reply(answer.status);
   });
 }

@@ -149,7 +149,7 @@ StatusOr<std::vector<HugePagePool>> ReadHugePages(const std::string& dir) {
     constexpr std::string_view kPrefix = "hugepages-";
     constexpr std::string_view kSuffix = "kB";
     if (!name.starts_with(kPrefix) || !name.ends_with(kSuffix)) continue;
-    const std::string pool_dir = dir + "/" + name;
+    const std::string pool_dir = fmt::format("{}/{}", dir, name);
     QRM_ASSIGN_OR_RETURN(
         auto size_kb, sysfs::ParseUint(pool_dir, std::string_view(name).substr(
                                                      kPrefix.size(), name.size() - kPrefix.size() -

@@ -24,6 +24,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/errno_text.h"
+
 namespace qrm::machine::netlink {
 
 namespace {
@@ -258,8 +260,8 @@ Status RunInNetns(const std::string& netns_path, const std::function<Status()>& 
     ::close(fd);
     if (rc != 0) {
       if (err == EINVAL) {
-        result = FailedPreconditionError(fmt::format("{} is not a network namespace (setns: {})",
-                                                     netns_path, std::strerror(err)));
+        result = FailedPreconditionError(
+            fmt::format("{} is not a network namespace (setns: {})", netns_path, ErrnoText(err)));
       } else {
         result = ErrnoError(err, "enter network namespace", netns_path);
       }

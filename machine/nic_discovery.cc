@@ -50,7 +50,7 @@ Status AddAddress(NicInfo& nic, const std::string& text, const std::string& sour
   char canonical[INET6_ADDRSTRLEN] = {};
   ::inet_ntop(family, bytes, canonical, sizeof(canonical));
   std::vector<std::string>& list = family == AF_INET ? nic.ipv4 : nic.ipv6;
-  if (std::find(list.begin(), list.end(), canonical) == list.end()) list.push_back(canonical);
+  if (std::find(list.begin(), list.end(), canonical) == list.end()) list.emplace_back(canonical);
   return Status::Ok();
 }
 
@@ -90,7 +90,7 @@ Status ReadSysfsNics(const std::string& root, const std::string& netns,
   const std::string class_dir = root + "/class/net";
   QRM_ASSIGN_OR_RETURN(auto names, sysfs::ListDir(class_dir));
   for (const std::string& name : names) {
-    const std::string dir = class_dir + "/" + name;
+    const std::string dir = fmt::format("{}/{}", class_dir, name);
     // Skips plain files such as bonding_masters.
     if (name == "lo" || !sysfs::IsDirectory(dir)) continue;
     QRM_ASSIGN_OR_RETURN(auto type, OptionalText(dir + "/type"));

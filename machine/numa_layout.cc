@@ -29,7 +29,8 @@ StatusOr<std::vector<int>> ReadNodeIds(const std::string& node_dir) {
   std::vector<int> ids;
   for (const std::string& name : entries) {
     if (!name.starts_with("node") || name.size() == 4) continue;
-    auto id = sysfs::ParseUint(node_dir + "/" + name, std::string_view(name).substr(4));
+    auto id =
+        sysfs::ParseUint(fmt::format("{}/{}", node_dir, name), std::string_view(name).substr(4));
     if (!id.ok()) continue;  // "node_foo": not a node directory
     if (*id >= static_cast<uint64_t>(NumaMask::kMaxNodes)) {
       return InvalidArgumentError(fmt::format("{}/{}: NUMA node {} is above the supported {}",

@@ -12,6 +12,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "common/errno_text.h"
 #include "common/json_string.h"
 #include "common/quote.h"
 #include "qos/qos_requirement.h"
@@ -144,7 +145,7 @@ StatusOr<RoleTable> LoadRoleTable(std::string_view roles_json, const std::string
   std::ifstream in(roles_file);
   if (!in) {
     return InvalidArgumentError(
-        fmt::format("roles_file: cannot read {}: {}", Quote(roles_file), std::strerror(errno)));
+        fmt::format("roles_file: cannot read {}: {}", Quote(roles_file), ErrnoText(errno)));
   }
   std::ostringstream text;
   text << in.rdbuf();

@@ -165,9 +165,10 @@ void GuardRunner::Recover(GuardInput& input) {
   }
   // Oldest first, so restore (newest first) keeps the order it had before the restart.
   std::vector<std::pair<int64_t, std::string>> order;
+  order.reserve(since.size());
   for (const auto& [key, first] : since) order.emplace_back(first, key);
   std::sort(order.begin(), order.end());
-  const double capacity = input.round.capacity.count(std::string(guard::kCpuTotalUsage)) > 0
+  const double capacity = input.round.capacity.contains(std::string(guard::kCpuTotalUsage))
                               ? input.round.capacity.at(std::string(guard::kCpuTotalUsage))
                               : 0;
   ApplyOwnLimits(input);  // the ceilings below come from the containers' own limits

@@ -31,7 +31,7 @@ struct StepObservations {
 
 class StepAccumulator {
  public:
-  StepAccumulator(int64_t step_s, double step_quantile = 0.9);
+  explicit StepAccumulator(int64_t step_s, double step_quantile = 0.9);
 
   // Adds one tick. `pool_cpus` is the shared + reclaimed pools' size at the tick (0: not
   // known). Returns the previous step's observations when this tick starts a new step and the

@@ -252,7 +252,7 @@ void ContainerDirectory::Skip(const ContainerEntry& entry, const Status& why) {
 
 void ContainerDirectory::Forget(const std::unordered_set<std::string>& running) {
   for (auto it = cache_.begin(); it != cache_.end();) {
-    it = running.count(it->first) != 0 ? std::next(it) : cache_.erase(it);
+    it = running.contains(it->first) ? std::next(it) : cache_.erase(it);
   }
 }
 

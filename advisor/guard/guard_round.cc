@@ -239,9 +239,10 @@ EvictionPlan PlanFor(const GuardMetric& metric, double gap, bool quantified,
   EvictionPlan plan;
   plan.metric = std::string(metric.name);
   plan.quantified = quantified;
-  plan.gap = quantified ? gap : kInfinity;
+  // clang-tidy 14 takes infinity for a double that does not fit a double.
+  plan.gap = quantified ? gap : kInfinity;  // NOLINT(bugprone-narrowing-conversions)
   plan.max_pods = policy.eviction.max_pods_per_round;
-  const size_t listed = static_cast<size_t>(kListedPerPod * plan.max_pods);
+  const size_t listed = size_t{kListedPerPod} * static_cast<size_t>(plan.max_pods);
   for (const GuardCandidate* pod : InOrder(candidates, metric)) {
     if (plan.candidates.size() >= listed) break;
     const std::optional<double> release = Release(*pod, metric, throttled);

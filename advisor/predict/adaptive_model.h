@@ -65,7 +65,7 @@ class AdaptiveModel : public PeakModel {
   };
 
   Status RestoreSeries(const StateReader& in);
-  Status RestoreOpen(const StateReader& in);
+  Status RestoreOpen(const StateReader& state);
 
   double Level() const;
   std::optional<double> Margin(int64_t now) const;

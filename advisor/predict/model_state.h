@@ -117,11 +117,11 @@ Status CheckHistogramOptions(const StateReader& options, const char* name,
 rapidjson::Value SaveHistogram(const DecayedHistogram& histogram, JsonAllocator& allocator);
 // Restores member `name` of `in` into `out`, a fresh histogram built with the options the
 // state was checked against.
-Status RestoreHistogram(const StateReader& in, const char* name, DecayedHistogram& out);
+Status RestoreHistogram(const StateReader& state, const char* name, DecayedHistogram& out);
 
 // Moments: {"reference", "weight", "sum", "sum_squares"}; {} when never added to.
 rapidjson::Value SaveMoments(const DecayedMoments& moments, JsonAllocator& allocator);
-Status RestoreMoments(const StateReader& in, const char* name, DecayedMoments& out);
+Status RestoreMoments(const StateReader& state, const char* name, DecayedMoments& out);
 
 // Calls `decode(uid, reader)` for each member of the object `name` (pods by uid) and returns
 // the first error; a uid that appears twice is kDataLoss.

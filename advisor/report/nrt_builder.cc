@@ -160,6 +160,7 @@ std::vector<cluster::NrtAttribute> ZoneAttributes(const ZoneHolders& h) {
 std::vector<cluster::NrtCost> Costs(const adm::NumaNode& node) {
   std::vector<cluster::NrtCost> costs;
   std::map<uint32_t, uint32_t> sorted(node.distances().begin(), node.distances().end());
+  costs.reserve(sorted.size());
   for (const auto& [to, distance] : sorted) {
     costs.push_back({cluster::NumaZoneName(static_cast<int>(to)), static_cast<int64_t>(distance)});
   }

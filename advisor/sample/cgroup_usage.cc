@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "advisor/sample/counter_text.h"
+#include "common/errno_text.h"
 
 namespace qrm::advisor {
 namespace {
@@ -29,7 +30,7 @@ StatusOr<std::string> ReadControlFile(const std::string& file) {
     if (errno == ENOENT) {
       return NotFoundError(fmt::format("{}: does not exist (the cgroup is gone)", file));
     }
-    return DataLossError(fmt::format("{}: cannot be read: {}", file, std::strerror(errno)));
+    return DataLossError(fmt::format("{}: cannot be read: {}", file, ErrnoText(errno)));
   }
   std::string content;
   char buffer[4096];
@@ -39,7 +40,7 @@ StatusOr<std::string> ReadControlFile(const std::string& file) {
     if (n < 0) {
       const int err = errno;
       ::close(fd);
-      return DataLossError(fmt::format("{}: cannot be read: {}", file, std::strerror(err)));
+      return DataLossError(fmt::format("{}: cannot be read: {}", file, ErrnoText(err)));
     }
     if (n == 0) break;
     content.append(buffer, static_cast<size_t>(n));
@@ -67,7 +68,7 @@ StatusOr<uint64_t> StatField(const std::string& content, const std::string& key,
     if (space == std::string::npos || line.compare(0, space, key) != 0 || space != key.size()) {
       continue;
     }
-    return ParseCounter(std::string_view(line).substr(space + 1), file + " " + key);
+    return ParseCounter(std::string_view(line).substr(space + 1), fmt::format("{} {}", file, key));
   }
   return DataLossError(fmt::format("{}: no {} line", file, key));
 }

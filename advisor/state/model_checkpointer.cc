@@ -1,16 +1,12 @@
 #include "advisor/state/model_checkpointer.h"
 
 #include <cassert>
-#include <cerrno>
 #include <cstdint>
-#include <ctime>
 #include <filesystem>
 #include <system_error>
 #include <utility>
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <stdio.h>
 
 #include "advisor/predict/model_state.h"
 #include "checkpoint/file_io.h"
@@ -31,22 +27,6 @@ std::string FileNamePart(std::string_view text, std::string_view also) {
     if (!IsNameChar(c, also)) c = '_';
   }
   return out;
-}
-
-// Renames `path` to "<path>.corrupt-<unix-time>[.N]" without replacing any file, as the
-// checkpoint library does with a file whose checksum fails: the evidence is kept and the next
-// write starts afresh.
-StatusOr<std::string> MoveAside(const std::string& path) {
-  const std::string stem = fmt::format("{}.corrupt-{}", path, std::time(nullptr));
-  for (int attempt = 0; attempt < 1000; ++attempt) {
-    const std::string target = attempt == 0 ? stem : fmt::format("{}.{}", stem, attempt);
-    if (::renameat2(AT_FDCWD, path.c_str(), AT_FDCWD, target.c_str(), RENAME_NOREPLACE) == 0) {
-      QRM_RETURN_IF_ERROR(checkpoint::file_io::SyncDirectory(checkpoint::file_io::Split(path).dir));
-      return target;
-    }
-    if (errno != EEXIST) return ErrnoError(errno, "rename", path);
-  }
-  return AlreadyExistsError(fmt::format("too many quarantined copies of {}", path));
 }
 
 }  // namespace
@@ -151,7 +131,7 @@ RestoreOutcome ModelCheckpointer::StateRefused(const Status& status) {
   // A file whose checksum holds but whose state does not (a bug, a hand edit): moved aside
   // like a corrupt one, so that the evidence survives the next write.
   ++corrupt_files_;
-  const StatusOr<std::string> moved = MoveAside(path_);
+  const StatusOr<std::string> moved = checkpoint::file_io::MoveAside(path_);
   log_->error("scope={} model={}: checkpoint {}: corrupt: {}; {}; starting afresh", scope_,
               model_.name(), path_, status.message(),
               moved.ok() ? fmt::format("moved aside to {}", *moved)
@@ -168,7 +148,7 @@ Status ModelCheckpointer::MaybeSave(int64_t now) {
 Status ModelCheckpointer::Save(int64_t now) {
   tried_ = true;
   last_try_ = now;
-  const Status status = Write(now);
+  Status status = Write(now);
   if (!status.ok()) {
     ++write_failures_;
     log_->error("scope={} model={}: cannot write the checkpoint: {}", scope_, model_.name(),

@@ -59,6 +59,8 @@ void Churn(SyntheticPod& pod, const PodMixOptions& options, SeededRandom& random
 std::vector<SyntheticPod> MixedPods(const PodMixOptions& options) {
   SeededRandom random(options.seed);
   std::vector<SyntheticPod> pods;
+  pods.reserve(static_cast<size_t>(std::max(options.prod, 0)) +
+               static_cast<size_t>(std::max(options.batch, 0)));
   for (int i = 0; i < options.prod; ++i) pods.push_back(ProdPod(i, options, random));
   for (int i = 0; i < options.batch; ++i) pods.push_back(BatchPod(i, options, random));
   for (SyntheticPod& pod : pods) {

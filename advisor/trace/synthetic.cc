@@ -24,8 +24,9 @@ std::vector<SyntheticBurst> DrawBursts(const SyntheticOptions& options) {
   SeededRandom random(options.seed ^ kBurstStream);
   const double mean_gap = static_cast<double>(kSecondsPerDay) / options.bursts.per_day;
   const int64_t end = options.start + options.duration;
-  for (double at = static_cast<double>(options.start) + random.Exponential(mean_gap);
-       at < static_cast<double>(end); at += random.Exponential(mean_gap)) {
+  // Burst starts are a Poisson process: exponential gaps, in continuous time.
+  double at = static_cast<double>(options.start) + random.Exponential(mean_gap);
+  while (at < static_cast<double>(end)) {
     SyntheticBurst burst;
     burst.start = static_cast<int64_t>(at);
     burst.end = std::min(burst.start + options.bursts.duration, end);
@@ -42,6 +43,7 @@ std::vector<SyntheticBurst> DrawBursts(const SyntheticOptions& options) {
       burst.end = std::min(burst.end, pod.end);
     }
     bursts.push_back(std::move(burst));
+    at += random.Exponential(mean_gap);
   }
   return bursts;
 }

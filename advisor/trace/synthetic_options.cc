@@ -86,8 +86,8 @@ Status ValidateSyntheticOptions(const SyntheticOptions& options) {
   if (!Level(options.system_base)) return Invalid("system_base", options.system_base, ">= 0");
   if (!Level(options.system_sigma)) return Invalid("system_sigma", options.system_sigma, ">= 0");
   QRM_RETURN_IF_ERROR(ValidateBursts(options.bursts));
-  const double samples = static_cast<double>(options.duration / options.step + 1) *
-                         static_cast<double>(options.pods.size() + 1);
+  const int64_t steps = options.duration / options.step + 1;  // whole steps
+  const double samples = static_cast<double>(steps) * static_cast<double>(options.pods.size() + 1);
   if (samples > static_cast<double>(kMaxSamples)) {
     return Invalid(
         "duration", options.duration,

@@ -165,6 +165,7 @@ StatusOr<NumaZone> ZoneFromNrt(const std::string& node, const cluster::NrtZone& 
 // (then prefer-closest-numa-nodes has nothing to compare).
 std::vector<std::vector<uint32_t>> Distances(const std::map<int, const cluster::NrtZone*>& zones) {
   std::vector<int> ids;
+  ids.reserve(zones.size());
   for (const auto& entry : zones) ids.push_back(entry.first);
   std::vector<std::vector<uint32_t>> rows;
   for (const auto& entry : zones) {
@@ -185,7 +186,7 @@ std::vector<std::vector<uint32_t>> Distances(const std::map<int, const cluster::
 }
 
 StatusOr<std::string> Attribute(const cluster::NodeResourceTopology& nrt, const char* name,
-                                std::string fallback) {
+                                const std::string& fallback) {
   std::optional<std::string> value;
   for (const cluster::NrtAttribute& a : nrt.attributes) {
     if (a.name != name) continue;
@@ -198,17 +199,23 @@ StatusOr<std::string> Attribute(const cluster::NodeResourceTopology& nrt, const 
   return value ? *value : fallback;
 }
 
-}  // namespace
-
-const NumaZone* NumaNodeState::Zone(int id) const {
-  for (const NumaZone& z : zones) {
+// The zone with this id in `zones` (a const vector or not), or nullptr.
+template <typename Zones>
+auto ZoneIn(Zones& zones, int id) -> decltype(&zones.front()) {
+  for (auto& z : zones) {
     if (z.id == id) return &z;
   }
   return nullptr;
 }
 
+}  // namespace
+
+const NumaZone* NumaNodeState::Zone(int id) const {
+  return ZoneIn(zones, id);
+}
+
 NumaZone* NumaNodeState::Zone(int id) {
-  return const_cast<NumaZone*>(std::as_const(*this).Zone(id));
+  return ZoneIn(zones, id);
 }
 
 ResourceAmount ZoneAmount(const NumaZone& zone, const std::string& resource) {

@@ -161,7 +161,7 @@ void Planner::FindBeingDeleted() {
   }
   for (size_t i = 0; i < snapshot_.nodes.size(); ++i) {
     const DrainNode& node = snapshot_.nodes[i];
-    if (state_.deleted_nodes.count(node.name) || HasDrainTaint(node, options_.drain_taints)) {
+    if (state_.deleted_nodes.contains(node.name) || HasDrainTaint(node, options_.drain_taints)) {
       if (node.node_group) --group_left_[*node.node_group];
       being_deleted_.push_back(i);
       excluded_[i] = 1;
@@ -277,7 +277,7 @@ bool Planner::ReinjectRecentEvictions() {
   for (const RecentEviction& evicted : state_.recent_evictions) {
     if (options_.now - evicted.evicted_at > options_.recent_eviction_window_seconds) continue;
     const DrainPod& pod = evicted.pod;
-    if (snapshot_.pod_index.count(pod.Key())) continue;  // still there: not gone yet
+    if (snapshot_.pod_index.contains(pod.Key())) continue;  // still there: not gone yet
     if (const OwnerReference* owner = pod.Controller()) {
       auto& times = replacements[pod.namespace_ + "/" + owner->kind + "/" + owner->name];
       auto replacement = std::find_if(times.begin(), times.end(),
@@ -523,7 +523,7 @@ Status CheckOptions(const ClusterSnapshot& snapshot,
         fmt::format("scale-down utilization threshold: {} is not in [0, 1]", threshold));
   }
   for (const auto& [name, state] : numa) {
-    if (!snapshot.node_index.count(name)) {
+    if (!snapshot.node_index.contains(name)) {
       return InvalidArgumentError(
           fmt::format("NUMA state of node {}: the snapshot has no such node (a stale "
                       "NodeResourceTopology?)",

@@ -18,6 +18,6 @@ namespace qrm::cluster::drain {
 std::string EncodePlannerState(const PlannerState& state);
 // kInvalidArgument naming `name`, the field and the value for anything unreadable; unknown
 // fields are refused (the file is qrm's own, a typo is a mistake).
-StatusOr<PlannerState> DecodePlannerState(std::string_view json, std::string_view name);
+StatusOr<PlannerState> DecodePlannerState(std::string_view text, std::string_view name);
 
 }  // namespace qrm::cluster::drain

@@ -106,7 +106,7 @@ InterPodFailure InterPodCheck::Check(const DrainPod& pod, size_t node) {
   }
   for (const auto& [key, values] : existing_anti_affinity_) {
     const std::string* value = LabelOf(n, key);
-    if (value && values.count(*value)) return InterPodFailure::kExistingAntiAffinity;
+    if (value && values.contains(*value)) return InterPodFailure::kExistingAntiAffinity;
   }
   return InterPodFailure::kFits;
 }
@@ -221,10 +221,12 @@ const std::vector<char>& InterPodCheck::StaticEligibility(const DrainPod& pod,
   eligible.assign(snapshot_.nodes.size(), 0);
   for (size_t i = 0; i < snapshot_.nodes.size(); ++i) {
     const DrainNode& n = snapshot_.nodes[i];
-    eligible[i] = std::all_of(spread_keys_.begin(), spread_keys_.end(),
-                              [&](const std::string& k) { return DomainsOf(k).of_node[i] >= 0; }) &&
-                  (!c.honor_node_affinity || MatchesNodeSelection(pod, n)) &&
-                  (!c.honor_node_taints || ToleratesTaints(pod, n));
+    const bool fits =
+        std::all_of(spread_keys_.begin(), spread_keys_.end(),
+                    [&](const std::string& k) { return DomainsOf(k).of_node[i] >= 0; }) &&
+        (!c.honor_node_affinity || MatchesNodeSelection(pod, n)) &&
+        (!c.honor_node_taints || ToleratesTaints(pod, n));
+    eligible[i] = fits ? 1 : 0;
   }
   return eligible;
 }

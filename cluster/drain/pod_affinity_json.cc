@@ -111,7 +111,7 @@ Status CheckMatchLabelKeys(const TopologySpreadConstraint& c) {
     return InvalidArgumentError("matchLabelKeys: must not be set when labelSelector is not set");
   }
   for (const std::string& key : c.match_label_keys) {
-    bool in_selector = c.selector->match_labels.count(key) > 0;
+    bool in_selector = c.selector->match_labels.contains(key);
     for (const SelectorRequirement& r : c.selector->match_expressions) in_selector |= r.key == key;
     if (in_selector) {
       return InvalidArgumentError(
@@ -148,7 +148,8 @@ Status CheckConstraintFields(const TopologySpreadConstraint& c) {
 void CheckSpread(const DrainPod& pod, const std::string& object, ErrorList* errors) {
   for (size_t i = 0; i < pod.spread.size(); ++i) {
     const std::string path = fmt::format("spec.topologySpreadConstraints[{}]", i);
-    errors->Add(CheckConstraintFields(pod.spread[i]).WithContext(object + ": " + path));
+    errors->Add(
+        CheckConstraintFields(pod.spread[i]).WithContext(fmt::format("{}: {}", object, path)));
     for (size_t j = 0; j < i; ++j) {
       if (pod.spread[j].topology_key == pod.spread[i].topology_key &&
           pod.spread[j].when_unsatisfiable == pod.spread[i].when_unsatisfiable) {
@@ -185,7 +186,7 @@ Status ReadPodAffinity(const Field& spec, DrainPod* pod) {
 void CheckPodAffinity(const ClusterSnapshot& snapshot, const DrainPod& pod, ErrorList* errors) {
   const std::string object = "pod " + pod.Key();
   // A namespaceSelector reads every namespace's labels: a listed set must be the whole set.
-  if (!snapshot.namespaces.empty() && !snapshot.namespaces.count(pod.namespace_)) {
+  if (!snapshot.namespaces.empty() && !snapshot.namespaces.contains(pod.namespace_)) {
     errors->Add(InvalidArgumentError(
         fmt::format("{}: metadata.namespace: {} is not among the input's Namespaces", object,
                     Quote(pod.namespace_))));

@@ -261,7 +261,7 @@ Status ReadPodFields(const Field& item, const DecodeOptions& options, DrainPod* 
   if (spec) QRM_RETURN_IF_ERROR(ReadPodSpec(*spec, pod));
   QRM_ASSIGN_OR_RETURN(std::optional<Field> status, json::Member(item, "status"));
   if (status) QRM_RETURN_IF_ERROR(json::ReadString(*status, "phase", &pod->phase));
-  pod->is_mirror = pod->annotations.count("kubernetes.io/config.mirror") > 0;
+  pod->is_mirror = pod->annotations.contains("kubernetes.io/config.mirror");
   ResolvePodQos(options.roles, pod);
   return Status::Ok();
 }
@@ -479,7 +479,7 @@ void ValidateInto(const ClusterSnapshot& snapshot, ErrorList* errors) {
 void DropPodsOfMissingNodes(ClusterSnapshot& snapshot) {
   const size_t before = snapshot.pods.size();
   std::erase_if(snapshot.pods, [&](const DrainPod& pod) {
-    if (pod.node_name.empty() || snapshot.node_index.count(pod.node_name)) return false;
+    if (pod.node_name.empty() || snapshot.node_index.contains(pod.node_name)) return false;
     Logger("drain")->warn("pod {}: bound to node {}, which is gone; left out of the snapshot",
                           pod.Key(), pod.node_name);
     return true;

@@ -380,7 +380,7 @@ class Generator {
     for (int attempt = 0; attempt < 4; ++attempt) {
       const std::vector<App>& pool = rng_.Chance(shape.bound_share) ? bound_apps_ : shared_apps_;
       const App& app = pool[rng_.Below(pool.size())];
-      if (!app.anti_affine || !anti_affine_here.count(app.name)) return app;
+      if (!app.anti_affine || !anti_affine_here.contains(app.name)) return app;
     }
     return shared_apps_[rng_.Below(shared_apps_.size())];
   }

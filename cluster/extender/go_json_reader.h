@@ -52,7 +52,7 @@ class JsonDocument {
   bool IsNumber(const JsonValue& v) const;
 
   // `v` as compact JSON, numbers as written, strings escaped as Go writes them.
-  std::string Text(const JsonValue& v) const;
+  std::string Text(const JsonValue& root) const;
 
  private:
   rapidjson::Document doc_;

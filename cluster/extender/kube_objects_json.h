@@ -21,7 +21,7 @@ Status ReadNodeList(const GoDecoder& d, const JsonValue& v, const JsonPath& path
 // received, or (built here) its metadata and status fields that are set.
 void WriteNodeList(const NodeList& list, GoJsonWriter& w);
 
-// Whether `text` is a time Go's time.Parse(time.RFC3339, text) accepts, as metav1.Time reads it.
-bool IsRfc3339Time(std::string_view text);
+// Whether `s` is a time Go's time.Parse(time.RFC3339, s) accepts, as metav1.Time reads it.
+bool IsRfc3339Time(std::string_view s);
 
 }  // namespace qrm::extender

@@ -106,9 +106,9 @@ EvictionResult EvictPod(const KubeClient& client, std::string_view pod_namespace
       fmt::format("/api/v1/namespaces/{}/pods/{}/eviction", pod_namespace, name);
   const StatusOr<KubeResponse> response =
       client.Request("POST", path, EvictionBody(pod_namespace, name, options));
-  const EvictionResult result =
-      response.ok() ? Classify(client, path, *response)
-                    : Result(EvictionOutcome::kError, 0, response.status().ToString());
+  EvictionResult result = response.ok()
+                              ? Classify(client, path, *response)
+                              : Result(EvictionOutcome::kError, 0, response.status().ToString());
   const std::string_view dry = options.dry_run ? " (dry run)" : "";
   if (result.outcome == EvictionOutcome::kError) {
     log->error("{}: eviction failed{}: {}", pod, dry, result.message);

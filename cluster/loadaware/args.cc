@@ -86,7 +86,7 @@ void CheckResourceNames(const LoadAwareArgs& args, std::vector<std::string>& err
   add(args.resource_weights, "resourceWeights");
   add(args.estimated_scaling_factors, "estimatedScalingFactors");
   for (const std::string& name : args.supported_resources) {
-    if (name.empty()) errors.push_back("supportedResources: qrm: empty resource name");
+    if (name.empty()) errors.emplace_back("supportedResources: qrm: empty resource name");
     names.insert(name);
   }
   if (names.size() > kMaxResources) {
@@ -160,7 +160,7 @@ Status Validate(const LoadAwareArgs& args) {
   }
   // Koordinator reports only the first weighted resource without a factor.
   for (const auto& [name, weight] : args.resource_weights) {
-    if (!args.estimated_scaling_factors.count(name)) {
+    if (!args.estimated_scaling_factors.contains(name)) {
       errors.push_back(
           fmt::format("estimatedScalingFactors: not found: \"{}\" (it has a "
                       "resource weight)",

@@ -9,7 +9,7 @@ namespace {
 Status CheckUsageList(const ResourceList& list, const Vectorizer& v, const std::string& what) {
   if (Status s = v.CheckQuantities(list, what); !s.ok()) return s;
   for (std::string_view name : {kCpu, kMemory}) {
-    if (!list.count(name)) {
+    if (!list.contains(name)) {
       return InvalidArgumentError(
           fmt::format("{} has no {} (it would read as an idle node)", what, name));
     }
@@ -17,7 +17,7 @@ Status CheckUsageList(const ResourceList& list, const Vectorizer& v, const std::
   return Status::Ok();
 }
 
-Status FirstError(Status current, Status next) {
+Status FirstError(const Status& current, const Status& next) {
   return current.ok() ? next : current;
 }
 

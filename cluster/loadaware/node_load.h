@@ -96,7 +96,7 @@ class NodeLoad {
 
  private:
   void Recompute(const Config& config);
-  void AddPod(const AssignedPod& pod, NodeLoadParts& parts, bool log) const;
+  void AddPod(const AssignedPod& pod, NodeLoadParts& parts, bool names) const;
   bool ShouldEstimate(const AssignedPod& pod, const ResourceVector* usage) const;
 
   std::optional<NodeSpecState> spec_;

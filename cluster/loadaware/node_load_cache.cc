@@ -90,11 +90,9 @@ void NodeLoadCache::UpdatePod(std::string_view old_node_name, const PodInput& po
   }
   const NodeLoad* node = pod.node_name.empty() ? nullptr : Find(pod.node_name);
   const AssignedPod* cached = node ? node->FindPod(pod.uid) : nullptr;
-  if (!cached) {
-    AssignLocked(pod.node_name, pod, now);
-  } else if (IsTerminated(pod)) {
+  if (cached && IsTerminated(pod)) {
     UnassignLocked(pod.node_name, pod.uid);
-  } else if (cached->fingerprint != SpecAndConditionsFingerprint(pod)) {
+  } else if (!cached || cached->fingerprint != SpecAndConditionsFingerprint(pod)) {
     AssignLocked(pod.node_name, pod, now);
   }
 }

@@ -95,7 +95,7 @@ class PatchWriter {
 
 // One of the node's lists as read, and how the patch reaches it.
 struct NodeList {
-  const char* name;  // "capacity", "allocatable"
+  const char* name = nullptr;  // "capacity", "allocatable"
   std::optional<Quantities> current;
   bool created = false;  // the patch has added the absent map already
 };

@@ -17,12 +17,12 @@ std::string EncodeNodeMetricStatus(const NodeMetricStatus& status);
 // Errors name the field path and the value ("status.nodeMetric.nodeUsage.resources.cpu:
 // \"12x\" is not a quantity ..."). Negative usages are refused: no consumer may read them
 // as an idle node.
-StatusOr<NodeMetric> DecodeNodeMetric(std::string_view json);
+StatusOr<NodeMetric> DecodeNodeMetric(std::string_view text);
 // A list (GET of the collection): its items and the list's resourceVersion.
 struct NodeMetricList {
   std::string resource_version;
   std::vector<NodeMetric> items;
 };
-StatusOr<NodeMetricList> DecodeNodeMetricList(std::string_view json);
+StatusOr<NodeMetricList> DecodeNodeMetricList(std::string_view text);
 
 }  // namespace qrm::cluster

@@ -65,6 +65,6 @@ std::string EncodeNrtZones(const std::vector<NrtZone>& zones);
 std::string EncodeNrtAttributes(const std::vector<NrtAttribute>& attributes);
 // Errors name the field path and the value; a negative quantity or available above
 // allocatable above capacity is refused.
-StatusOr<NodeResourceTopology> DecodeNodeResourceTopology(std::string_view json);
+StatusOr<NodeResourceTopology> DecodeNodeResourceTopology(std::string_view text);
 
 }  // namespace qrm::cluster

@@ -121,8 +121,8 @@ void ExtenderService::UpsertPod(const extender::Pod& pod) {
 }
 
 std::string ExtenderService::FindPodUid(std::string_view pod) const {
-  const std::string id(pod);
-  if (pods_.count(id) || unbound_.count(id)) return id;
+  std::string id(pod);
+  if (pods_.contains(id) || unbound_.contains(id)) return id;
   auto it = pod_uids_.find(id);
   return it == pod_uids_.end() ? std::string() : it->second;
 }

@@ -57,7 +57,7 @@ std::vector<Status> ExtenderService::NodeProblems(const std::vector<std::string>
   std::vector<Status> problems(names.size());
   MutexLock lock(mu_);
   for (size_t i = 0; i < names.size(); ++i) {
-    if (!nodes_.count(names[i])) {
+    if (!nodes_.contains(names[i])) {
       problems[i] = NotFoundError(std::string(kUnknownNodeReason));
     } else if (auto it = bad_metrics_.find(names[i]); it != bad_metrics_.end()) {
       problems[i] = it->second.WithContext(fmt::format("node {}", names[i]));
@@ -123,7 +123,7 @@ extender::ExtenderFilterResult ExtenderService::FilterImpl(const ExtenderArgs& a
     }
   }
   for (const auto& [reason, count] : refused) metrics_.FilteredOut(reason, count);
-  if (refused.count("error")) metrics_.Error("node", refused["error"]);
+  if (refused.contains("error")) metrics_.Error("node", refused["error"]);
   if (args.nodes) {
     result.nodes.emplace();
     for (size_t i = 0; i < names.size(); ++i) {

@@ -15,6 +15,7 @@
 #include "cmd/qrm-advisor/commands.h"
 #include "common/config/config.h"
 #include "common/config/po_error_text.h"
+#include "common/errno_text.h"
 
 namespace qrm::advisor_cmd {
 namespace {
@@ -135,7 +136,7 @@ int RunReplay(const std::vector<std::string>& args) {
   std::ifstream file;
   if (flags.file != "-") {
     file.open(flags.file, std::ios::binary);
-    if (!file) return Fail(fmt::format("cannot open {}: {}", flags.file, std::strerror(errno)));
+    if (!file) return Fail(fmt::format("cannot open {}: {}", flags.file, ErrnoText(errno)));
   }
   auto result = advisor::ReplayTrace(flags.file == "-" ? std::cin : file, *options);
   if (!result.ok()) return Fail(result.status().message());

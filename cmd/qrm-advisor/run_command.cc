@@ -5,6 +5,7 @@
 // models are checkpointed before exit. The gRPC service and /metrics run on their own threads
 // and read the agent under its lock.
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -15,7 +16,6 @@
 #include <vector>
 
 #include <fmt/format.h>
-#include <signal.h>
 
 #include "advisor/agent/advisor_service.h"
 #include "advisor/agent/agent.h"

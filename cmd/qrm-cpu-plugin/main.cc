@@ -8,6 +8,7 @@
 // The second form validates the sizes, writes the pool control file atomically and exits; the
 // running plugin picks the file up and resizes its pools.
 #include <charconv>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -16,7 +17,6 @@
 
 #include <boost/program_options.hpp>
 #include <malloc.h>
-#include <signal.h>
 
 #include "common/config/config.h"
 #include "common/log.h"

@@ -19,7 +19,6 @@
 
 #include <fmt/format.h>
 #include <pthread.h>
-#include <signal.h>
 
 #include "cluster/drain/executor.h"
 #include "cluster/drain/plan_output.h"
@@ -72,7 +71,7 @@ drain::PlannerState NextState(drain::PlannerState state, const drain::Plan& plan
                               const PlannerInput& in, const drain::PlannerOptions& options) {
   state.destination_hints = plan.destination_hints;
   std::erase_if(state.deleted_nodes,
-                [&](const std::string& node) { return !in.snapshot.node_index.count(node); });
+                [&](const std::string& node) { return !in.snapshot.node_index.contains(node); });
   std::erase_if(state.recent_evictions, [&](const drain::RecentEviction& e) {
     return options.now - e.evicted_at > options.recent_eviction_window_seconds;
   });

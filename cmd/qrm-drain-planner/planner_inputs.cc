@@ -55,7 +55,7 @@ StatusOr<PlannerInput> ReadPlannerInput(const PlannerConfig& config,
   options.drop_pods_of_missing_nodes = true;  // a node deleted between the lists
   QRM_ASSIGN_OR_RETURN(PlannerInput in, Decode(live.snapshot, live.topology, options));
   for (auto it = in.numa.begin(); it != in.numa.end();) {
-    if (in.snapshot.node_index.count(it->first)) {
+    if (in.snapshot.node_index.contains(it->first)) {
       ++it;
       continue;
     }

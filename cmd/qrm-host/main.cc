@@ -6,12 +6,11 @@
 // are released) and only then opens the CRI socket, so the kubelet never sees a shim that
 // does not know what is running. SIGTERM/SIGINT stop everything in the reverse order.
 #include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <functional>
 #include <memory>
 #include <optional>
-
-#include <signal.h>
 
 #include "cmd/qrm-host/host_config.h"
 #include "cmd/qrm-host/host_metrics.h"
@@ -178,7 +177,7 @@ int Run(const HostConfig& config, const sigset_t& signals) {
             parts.shim->socket_path(), config.shim.runtime_endpoint,
             config.host.registry.plugin_dir, config.pod_resources.socket);
   const int sig = qrm::WaitForStopSignal(signals);
-  log->info("received {}, shutting down", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+  log->info("received {}, shutting down", qrm::StopSignalName(sig));
   parts.ready = false;
   return 0;
 }

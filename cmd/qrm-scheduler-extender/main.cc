@@ -11,7 +11,6 @@
 
 #include <fmt/format.h>
 #include <pthread.h>
-#include <signal.h>
 
 #include "cluster/kube/kube_client.h"
 #include "cluster/kube/kube_config.h"
@@ -67,7 +66,7 @@ int Serve(const ExtenderConfig& config, const sigset_t& stop) {
   }
   log->info("serving the extender on {} (API server {})", config.address, client->config().server);
   const int sig = WaitForStopSignal(stop);
-  log->info("signal {}: stopping", sig);
+  log->info("received {}, stopping", StopSignalName(sig));
   if (webhook_server) webhook_server->Stop();
   server.Stop();
   informers.Stop();

@@ -16,6 +16,7 @@
 #include <rapidjson/writer.h>
 
 #include "common/config/po_error_text.h"
+#include "common/errno_text.h"
 #include "common/log.h"
 #include "common/quote.h"
 
@@ -71,7 +72,7 @@ StatusOr<po::parsed_options> ParseFile(const std::string& path,
   std::ifstream in(path);
   if (!in) {
     return InvalidArgumentError(
-        fmt::format("--config {}: cannot open: {}", Quote(path), std::strerror(errno)));
+        fmt::format("--config {}: cannot open: {}", Quote(path), ErrnoText(errno)));
   }
   std::stringstream ss;
   ss << in.rdbuf();

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/errno_text.h"
 #include "common/grpc/peer_checked_listener.h"
 #include "common/grpc/peer_connections.h"
 #include "common/log.h"
@@ -101,7 +102,7 @@ class PeerCheckedListener::Loop {
         accept_errors_.Inc();
         errors_.Log(spdlog::level::warn,
                     "socket={} ({}): accept failed: {}; backing off, pending connections wait",
-                    l_.path_, l_.component_, std::strerror(err));
+                    l_.path_, l_.component_, ErrnoText(err));
         return kFirstBackoff;
       }
       Die("accept", err);
@@ -116,7 +117,7 @@ class PeerCheckedListener::Loop {
     if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
       refusals_.Log(spdlog::level::warn,
                     "socket={}: refused a connection: cannot read peer credentials: {}", l_.path_,
-                    std::strerror(errno));
+                    ErrnoText(errno));
       return Refuse(fd);
     }
     if (!l_.allow_.Allows(cred.uid, cred.gid)) {
@@ -165,7 +166,7 @@ class PeerCheckedListener::Loop {
   void Die(const char* what, int err) {
     l_.alive_ = false;
     log_->error("socket={} ({}): {} failed: {}; the socket is no longer served", l_.path_,
-                l_.component_, what, std::strerror(err));
+                l_.component_, what, ErrnoText(err));
   }
 
   PeerCheckedListener& l_;

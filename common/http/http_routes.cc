@@ -24,7 +24,7 @@ bool Takes(const Route& route, std::string_view method) {
 
 std::string AllowHeader(const Route& route) {
   std::vector<std::string> methods = route.methods;
-  if (Lists(route, "GET") && !Lists(route, "HEAD")) methods.push_back("HEAD");
+  if (Lists(route, "GET") && !Lists(route, "HEAD")) methods.emplace_back("HEAD");
   return fmt::format("{}", fmt::join(methods, ", "));
 }
 

@@ -187,7 +187,9 @@ namespace {
 
 RouteTable GetRoutes(std::map<std::string, Handler> handlers) {
   RouteTable routes;
-  for (auto& [path, handler] : handlers) routes.emplace(path, GetRoute(std::move(handler)));
+  // Each handler moves into its route (a structured binding here hides the move from
+  // clang-tidy's performance-unnecessary-value-param).
+  for (auto& entry : handlers) routes.emplace(entry.first, GetRoute(std::move(entry.second)));
   return routes;
 }
 

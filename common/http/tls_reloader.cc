@@ -11,6 +11,7 @@
 #include <openssl/x509.h>
 #include <sys/stat.h>
 
+#include "common/errno_text.h"
 #include "common/log.h"
 #include "common/quote.h"
 
@@ -23,7 +24,7 @@ StatusOr<std::string> ReadPem(const std::string& key, const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     return InvalidArgumentError(
-        fmt::format("tls {} {}: cannot read: {}", key, Quote(path), std::strerror(errno)));
+        fmt::format("tls {} {}: cannot read: {}", key, Quote(path), ErrnoText(errno)));
   }
   std::ostringstream text;
   text << in.rdbuf();
@@ -34,8 +35,8 @@ StatusOr<std::string> ReadPem(const std::string& key, const std::string& path) {
 // key given after its certificate mixes both up).
 StatusOr<std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)>> ParseKey(const TlsFiles& files,
                                                                        const std::string& pem) {
-  std::unique_ptr<BIO, decltype(&BIO_free)> bio(BIO_new_mem_buf(pem.data(), int(pem.size())),
-                                                &BIO_free);
+  std::unique_ptr<BIO, decltype(&BIO_free)> bio(
+      BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())), &BIO_free);
   EVP_PKEY* key = bio ? PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr) : nullptr;
   if (key == nullptr) {
     return InvalidArgumentError(

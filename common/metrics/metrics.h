@@ -94,7 +94,7 @@ class Registry {
  private:
   enum class Type { kCounter, kGauge, kHistogram };
   struct Family {
-    Type type;
+    Type type = Type::kCounter;
     std::string help;
     std::map<Labels, std::unique_ptr<Counter>> counters;
     std::map<Labels, std::unique_ptr<Gauge>> gauges;

@@ -126,7 +126,9 @@ bool Client::List() {
   for (const auto& [pod, containers] : all.pod_resources()) {
     for (const auto& [container, allocation] : containers.container_resources()) {
       for (const auto& [resource, info] : allocation.resource_allocation()) {
-        lines.push_back(pod + "/" + container + " " + resource + " " + info.allocation_result());
+        std::string line = pod;
+        line.append("/").append(container).append(" ").append(resource).append(" ");
+        lines.push_back(line.append(info.allocation_result()));
       }
     }
   }

@@ -1,8 +1,12 @@
 #include "examples/accelerator-slots/slot_pool.h"
 
 #include <algorithm>
+#include <charconv>
 #include <climits>
-#include <cstdio>
+#include <optional>
+#include <string_view>
+#include <system_error>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -22,6 +26,33 @@ NumaMask Grant::Nodes() const {
   return mask;
 }
 
+namespace {
+
+// A whole number in `text` and nothing else (no sign but '-', no spaces, no overflow).
+bool WholeNumber(std::string_view text, int& out) {
+  const char* end = text.data() + text.size();
+  const auto [stop, error] = std::from_chars(text.data(), end, out);
+  return !text.empty() && error == std::errc() && stop == end;
+}
+
+// "node<N>:<slots>" with N >= 0 and slots >= 1, or nullopt.
+std::optional<std::pair<int, int>> ParseElement(std::string_view element) {
+  constexpr std::string_view kPrefix = "node";
+  if (!element.starts_with(kPrefix)) return std::nullopt;
+  element.remove_prefix(kPrefix.size());
+  const size_t colon = element.find(':');
+  if (colon == std::string_view::npos) return std::nullopt;
+  int node = -1;
+  int slots = 0;
+  if (!WholeNumber(element.substr(0, colon), node) || node < 0 ||
+      !WholeNumber(element.substr(colon + 1), slots) || slots < 1) {
+    return std::nullopt;
+  }
+  return std::make_pair(node, slots);
+}
+
+}  // namespace
+
 std::string Grant::ToString() const {
   std::string out;
   for (const auto& [node, slots] : slots_by_node) {
@@ -39,20 +70,15 @@ StatusOr<Grant> Grant::Parse(const std::string& text) {
   size_t pos = 0;
   while (pos <= text.size()) {
     const size_t comma = std::min(text.find(',', pos), text.size());
-    const std::string element = text.substr(pos, comma - pos);
-    int node = -1;
-    int slots = 0;
-    char extra = 0;
-    if (std::sscanf(element.c_str(), "node%d:%d%c", &node, &slots, &extra) != 2 || node < 0 ||
-        slots < 1) {
-      return bad(fmt::format("element \"{}\" is not node<N>:<slots>", element));
-    }
-    if (!grant.slots_by_node.emplace(node, slots).second) {
-      return bad(fmt::format("node {} appears twice", node));
+    const std::string_view element = std::string_view(text).substr(pos, comma - pos);
+    const std::optional<std::pair<int, int>> parsed = ParseElement(element);
+    if (!parsed) return bad(fmt::format("element \"{}\" is not node<N>:<slots>", element));
+    if (!grant.slots_by_node.emplace(parsed->first, parsed->second).second) {
+      return bad(fmt::format("node {} appears twice", parsed->first));
     }
     pos = comma + 1;
   }
-  // sscanf tolerates signs and spaces; what we wrote has neither, in node order.
+  // What we wrote has no leading zeros and lists the nodes in order.
   if (grant.ToString() != text) return bad("not in the form ToString writes");
   return grant;
 }

@@ -12,6 +12,7 @@
 // pool by hand and shows the running containers follow, adds a dedicated NUMA-bound pod, and
 // cleans everything up (also on Ctrl-C).
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <functional>
@@ -23,7 +24,6 @@
 
 #include <fmt/format.h>
 #include <grpcpp/grpcpp.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 

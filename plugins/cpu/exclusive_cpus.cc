@@ -68,7 +68,7 @@ class Accumulator {
     std::vector<std::tuple<bool, bool, int, int, int>> order;  // sort key, CPU id last
     for (int cpu : available_) {
       const CoreInfo& core = layout_.cores()[layout_.CoreOf(cpu)];
-      order.emplace_back(!used_nodes.Has(core.node), used_sockets_.count(core.socket) == 0,
+      order.emplace_back(!used_nodes.Has(core.node), !used_sockets_.contains(core.socket),
                          core.threads.Intersection(available_).Size(),
                          layout_.NodeCpus(core.node).Intersection(available_).Size(), cpu);
     }
@@ -87,7 +87,7 @@ class Accumulator {
   int PickNode(const std::map<int, int>& whole_cpus) const {
     const int tpc = layout_.threads_per_core();
     const auto on_used_socket = [&](int node) {
-      return used_sockets_.count(layout_.SocketOfNode(node)) > 0;
+      return used_sockets_.contains(layout_.SocketOfNode(node));
     };
     int best = -1;
     std::tuple<int, bool, int> best_key;

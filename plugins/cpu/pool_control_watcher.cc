@@ -9,11 +9,12 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
+#include "common/errno_text.h"
 #include "common/log.h"
 
 namespace qrm::cpu {
 
-PoolControlWatcher::PoolControlWatcher(std::string path, std::function<void()> on_change)
+PoolControlWatcher::PoolControlWatcher(const std::string& path, std::function<void()> on_change)
     : on_change_(std::move(on_change)) {
   const std::filesystem::path p(path);
   dir_ = p.parent_path().empty() ? "." : p.parent_path().string();
@@ -62,8 +63,7 @@ void PoolControlWatcher::Loop() {
     pollfd fds[2] = {{inotify_fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
     if (::poll(fds, 2, -1) < 0) {
       if (errno == EINTR) continue;
-      Logger("cpu-plugin")
-          ->error("pool control watcher on {}: poll: {}", dir_, std::strerror(errno));
+      Logger("cpu-plugin")->error("pool control watcher on {}: poll: {}", dir_, ErrnoText(errno));
       return;
     }
     if (fds[1].revents != 0) return;

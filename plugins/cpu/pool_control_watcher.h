@@ -16,7 +16,7 @@ namespace qrm::cpu {
 
 class PoolControlWatcher {
  public:
-  PoolControlWatcher(std::string path, std::function<void()> on_change);
+  PoolControlWatcher(const std::string& path, std::function<void()> on_change);
   ~PoolControlWatcher();
   PoolControlWatcher(const PoolControlWatcher&) = delete;
   PoolControlWatcher& operator=(const PoolControlWatcher&) = delete;

@@ -228,7 +228,7 @@ Status RestoreCheckpoint(const rapidjson::Value& data, MemoryState& state,
     if (!p.value.IsObject()) return Malformed(pod_key, p.value, "a JSON object");
     for (const auto& c : p.value.GetObject()) {
       const std::string container = JsonString(c.name);
-      const std::string key = pod_key + "." + container;
+      const std::string key = fmt::format("{}.{}", pod_key, container);
       if (!c.value.IsObject()) return Malformed(key, c.value, "a JSON object");
       auto pod_name = StringMember(c.value, "pod_name", key);
       auto pod_ns = StringMember(c.value, "pod_namespace", key);

@@ -46,7 +46,7 @@ StatusOr<std::map<int, uint64_t>> ParseNodeBytes(std::string_view text, std::str
     if (eq == std::string_view::npos) return malformed();
     int node = -1;
     const auto [end, ec] = std::from_chars(item.data(), item.data() + eq, node);
-    if (ec != std::errc() || end != item.data() + eq || node < 0 || by_node.count(node) > 0) {
+    if (ec != std::errc() || end != item.data() + eq || node < 0 || by_node.contains(node)) {
       return malformed();
     }
     QRM_ASSIGN_OR_RETURN(by_node[node], ParseBytes(item.substr(eq + 1), what));

@@ -81,6 +81,7 @@ std::vector<MemoryHint> AllSubsetHints(const MemoryState& state, NumaMask allowe
 std::vector<MemoryHint> NarrowestHints(const MemoryState& state, NumaMask allowed, uint64_t bytes) {
   const std::vector<int> nodes = allowed.Nodes();
   std::vector<uint64_t> free;
+  free.reserve(nodes.size());
   for (int n : nodes) free.push_back(state.FreeOn(n));
   std::vector<size_t> by_free(nodes.size());
   for (size_t i = 0; i < by_free.size(); ++i) by_free[i] = i;

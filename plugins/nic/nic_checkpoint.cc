@@ -183,7 +183,8 @@ Status RestoreCheckpoint(const rapidjson::Value& data, NicState& state,
       const std::string container = JsonString(c.name);
       std::string pod_name, pod_ns;
       QRM_ASSIGN_OR_RETURN(
-          auto n, DecodeAssignment(c.value, pod_key + "." + container, &pod_name, &pod_ns));
+          auto n,
+          DecodeAssignment(c.value, fmt::format("{}.{}", pod_key, container), &pod_name, &pod_ns));
       state.AddRecorded(uid, pod_name, pod_ns, container, n);
     }
   }

@@ -17,6 +17,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "common/errno_text.h"
 #include "common/grpc/peer_checked_listener.h"
 #include "common/grpc_status.h"
 #include "common/log.h"
@@ -118,7 +119,7 @@ class PluginServer::Impl {
     QRM_ASSIGN_OR_RETURN(auto fd, ListenUnixSocket(socket_path_));
     struct stat st {};
     if (::chmod(socket_path_.c_str(), 0600) != 0 || ::stat(socket_path_.c_str(), &st) != 0) {
-      const Status s = ErrnoError(errno, "chmod", socket_path_);
+      Status s = ErrnoError(errno, "chmod", socket_path_);
       ::close(fd);
       return s;
     }
@@ -228,7 +229,7 @@ class PluginServer::Impl {
     ctx.set_deadline(std::chrono::system_clock::now() + options_.register_timeout);
     ctx.set_wait_for_ready(true);
     pb::Empty resp;
-    const Status status = FromGrpcStatus(stub->Register(&ctx, req, &resp));
+    Status status = FromGrpcStatus(stub->Register(&ctx, req, &resp));
     if (status.ok()) {
       ++registrations_;
       log_->info("resource={}: registered with host at {}", resource_, target);
@@ -253,7 +254,7 @@ class PluginServer::Impl {
       const int n = ::poll(fds, 2, want_register ? 1000 : 2000);
       if (n < 0 && errno != EINTR) {
         log_->error("resource={}: poll on plugin directory failed: {}", resource_,
-                    std::strerror(errno));
+                    ErrnoText(errno));
         return;
       }
       if (fds[1].revents & POLLIN) return;  // Stop()

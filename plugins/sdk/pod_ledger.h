@@ -222,8 +222,9 @@ class PodLedger {
         doc.Parse(text.data(), text.size());
         auto entry = Codec::Decode(EntryReader(doc));
         if (!entry.ok()) {
-          return Status(entry.status().code(),
-                        "pod " + uid + " container " + name + ": " + entry.status().message());
+          std::string message = "pod ";
+          message.append(uid).append(" container ").append(name).append(": ");
+          return Status(entry.status().code(), message.append(entry.status().message()));
         }
         out.pods[uid].emplace(name, std::move(*entry));
       }

@@ -1,9 +1,8 @@
 #include "plugins/sdk/run.h"
 
+#include <csignal>
 #include <cstring>
 #include <memory>
-
-#include <signal.h>
 
 #include "common/http/http_server.h"
 #include "common/log.h"
@@ -40,7 +39,7 @@ int Run(ResourcePlugin& plugin, const PluginServerOptions& options) {
     }
   }
   const int sig = WaitForStopSignal(signals);
-  log->info("resource={}: received {}, shutting down", plugin.ResourceName(), strsignal(sig));
+  log->info("resource={}: received {}, shutting down", plugin.ResourceName(), StopSignalName(sig));
   if (metrics) metrics->Stop();
   server.Stop();
   if (Status s = plugin.OnStop(); !s.ok()) {

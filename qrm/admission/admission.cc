@@ -92,6 +92,15 @@ void CountSkipped(const std::vector<std::string>& resources,
   }
 }
 
+// The resource of each target, in order: the merge names each plugin's hints by it.
+template <typename Targets>
+std::vector<std::string> ResourcesOf(const Targets& targets) {
+  std::vector<std::string> names;
+  names.reserve(targets.size());
+  for (const auto& t : targets) names.push_back(t.resource);
+  return names;
+}
+
 }  // namespace
 
 struct Admission::Target {
@@ -187,8 +196,7 @@ StatusOr<topology::TopologyHint> Admission::ContainerAffinity(const ContainerReq
       [&](size_t i, registry::PluginEndpoint::HintsCall& call) {
         return targets[i].endpoint->FinishGetTopologyHints(call);
       });
-  std::vector<std::string> names;
-  for (const auto& t : targets) names.push_back(t.resource);
+  const std::vector<std::string> names = ResourcesOf(targets);
   return MergeOrReject(request, targets, ToHints(responses, names, numa_.DefaultAffinity(), false),
                        fmt::format("{}", Ref(request)));
 }
@@ -220,8 +228,7 @@ StatusOr<topology::TopologyHint> Admission::PodAffinity(const ContainerRequest& 
       [&](size_t i, registry::PluginEndpoint::PodHintsCall& call) {
         return targets[i].endpoint->FinishGetPodTopologyHints(call);
       });
-  std::vector<std::string> names;
-  for (const auto& t : targets) names.push_back(t.resource);
+  const std::vector<std::string> names = ResourcesOf(targets);
   auto best = MergeOrReject(
       request, targets, ToHints(responses, names, numa_.DefaultAffinity(), true),
       fmt::format("pod {}/{} ({})", request.pod_namespace, request.pod_name, request.pod_uid));
@@ -413,7 +420,7 @@ void Admission::Rollback(const ContainerRequest& request, const std::vector<Targ
     if (!pod) return 0;
     // RemovePod released the pod's other containers too: give them back.
     for (const auto& [name, container] : pod->containers) {
-      if (name == request.container_name || !container.resources.count(t.resource)) continue;
+      if (name == request.container_name || !container.resources.contains(t.resource)) continue;
       pb::ResourceRequest req = container.request;
       req.set_resource_name(t.resource);
       auto replay = t.endpoint->Allocate(req, options_.rpc_timeout);

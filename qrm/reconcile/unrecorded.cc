@@ -53,30 +53,30 @@ void Reconciler::AdoptUnrecorded(
   }
 }
 
-void Reconciler::AdoptOne(const UnrecordedContainer& u, const RuntimeContainer& rc,
+void Reconciler::AdoptOne(const UnrecordedContainer& found, const RuntimeContainer& rc,
                           ReconcileStats& stats) {
   auto log = Logger("reconcile");
-  auto pod_lock = admission_.pod_locks().Lock(u.pod_uid);
-  if (state_.GetContainer(u.pod_uid, u.container) != nullptr) return;  // admitted meanwhile
-  state::ContainerAllocation allocation = AdoptedAllocation(u, rc.pod_name, rc.pod_namespace);
+  auto pod_lock = admission_.pod_locks().Lock(found.pod_uid);
+  if (state_.GetContainer(found.pod_uid, found.container) != nullptr) return;  // admitted meanwhile
+  state::ContainerAllocation allocation = AdoptedAllocation(found, rc.pod_name, rc.pod_namespace);
   if (auto update = apply::BuildContainerUpdate(allocation.resources); !update.ok()) {
-    log->error("pod={} container={}: not adopting an invalid plugin allocation: {}", u.pod_uid,
-               u.container, update.status().message());
+    log->error("pod={} container={}: not adopting an invalid plugin allocation: {}", found.pod_uid,
+               found.container, update.status().message());
     return;
   }
-  if (Status s = state_.PutContainer(u.pod_uid, rc.pod_name, rc.pod_namespace, u.container,
+  if (Status s = state_.PutContainer(found.pod_uid, rc.pod_name, rc.pod_namespace, found.container,
                                      std::move(allocation));
       !s.ok()) {
-    log->error("pod={} container={}: cannot adopt, retrying next tick: {}", u.pod_uid, u.container,
-               s.message());
+    log->error("pod={} container={}: cannot adopt, retrying next tick: {}", found.pod_uid,
+               found.container, s.message());
     return;
   }
   ++stats.containers_adopted;
-  pending_apply_[{u.pod_uid, u.container}] = false;
+  pending_apply_[{found.pod_uid, found.container}] = false;
   log->warn(
       "pod={}/{}({}) container={}: adopted {} resource allocation(s) the plugins hold but the "
       "host checkpoint had lost",
-      rc.pod_namespace, rc.pod_name, u.pod_uid, u.container, u.resources.size());
+      rc.pod_namespace, rc.pod_name, found.pod_uid, found.container, found.resources.size());
 }
 
 // The pod is running but neither the checkpoint nor the runtime has the container: no
@@ -87,36 +87,36 @@ void Reconciler::AdoptOne(const UnrecordedContainer& u, const RuntimeContainer& 
 // plugin holding the container is sent it, then the pod's admitted containers it serves are
 // replayed to it with their previous allocation, as admission's rollback does.
 void Reconciler::ReleaseUnadmitted(
-    const UnrecordedContainer& u,
+    const UnrecordedContainer& found,
     const std::map<std::string, std::shared_ptr<registry::PluginEndpoint>>& by_resource,
     ReconcileStats& stats) {
   auto log = Logger("reconcile");
-  const auto release = claims_.TryRelease(u.pod_uid);
+  const auto release = claims_.TryRelease(found.pod_uid);
   if (!release) {  // the pod's stop or removal is in flight: it releases everything
     ++stats.releases_deferred;
     return;
   }
-  auto pod_lock = admission_.pod_locks().Lock(u.pod_uid);
-  if (state_.GetContainer(u.pod_uid, u.container) != nullptr) return;  // admitted meanwhile
-  const std::shared_ptr<const state::PodAllocation> pod = state_.GetPod(u.pod_uid);
+  auto pod_lock = admission_.pod_locks().Lock(found.pod_uid);
+  if (state_.GetContainer(found.pod_uid, found.container) != nullptr) return;  // admitted meanwhile
+  const std::shared_ptr<const state::PodAllocation> pod = state_.GetPod(found.pod_uid);
   int released = 0;
-  for (const auto& [resource, info] : u.resources) {
+  for (const auto& [resource, info] : found.resources) {
     auto plugin = by_resource.find(resource);
     if (plugin == by_resource.end()) continue;
-    if (Status s = plugin->second->RemovePod(u.pod_uid, rpc_timeout_); !s.ok()) {
+    if (Status s = plugin->second->RemovePod(found.pod_uid, rpc_timeout_); !s.ok()) {
       log->error(
           "pod={} container={}: cannot release {} held without an admission, retrying "
           "next tick: {}",
-          u.pod_uid, u.container, resource, s.message());
+          found.pod_uid, found.container, resource, s.message());
       continue;
     }
     ++released;
     if (pod == nullptr) continue;
     for (const auto& [name, other] : pod->containers) {
-      if (name == u.container || !other.resources.contains(resource)) continue;
+      if (name == found.container || !other.resources.contains(resource)) continue;
       auto replay = plugin->second->Allocate(ReplayRequest(other, resource), rpc_timeout_);
       if (!replay.ok()) {
-        log->error("pod={} container={}: giving {} back after a release failed: {}", u.pod_uid,
+        log->error("pod={} container={}: giving {} back after a release failed: {}", found.pod_uid,
                    name, resource, replay.status().message());
       }
     }
@@ -127,7 +127,7 @@ void Reconciler::ReleaseUnadmitted(
       "pod={} container={}: released {} allocation(s) plugins held for a container the host "
       "never admitted or no longer has (an Allocate answered after its deadline, or the "
       "container was removed)",
-      u.pod_uid, u.container, released);
+      found.pod_uid, found.container, released);
 }
 
 }  // namespace qrm::reconcile

@@ -129,7 +129,7 @@ class PluginRegistry {
   MachineLimits limits_;
   RegistrationHook hook_;
   std::unique_ptr<boost::asio::posix::stream_descriptor> watch_;
-  alignas(8) char watch_buf_[4096];
+  alignas(8) char watch_buf_[4096] = {};
 
   mutable Mutex mu_;
   std::map<std::string, std::shared_ptr<PluginEndpoint>> endpoints_

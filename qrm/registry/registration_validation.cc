@@ -114,7 +114,7 @@ StatusOr<std::string> ResolveEndpoint(const std::string& plugin_dir, std::string
         "endpoint \"{}\" must be a plain socket file name inside the plugin directory {}", endpoint,
         plugin_dir));
   }
-  const std::string path = plugin_dir + "/" + std::string(endpoint);
+  std::string path = plugin_dir + "/" + std::string(endpoint);
   if (path.size() >= sizeof(sockaddr_un::sun_path)) {
     return InvalidArgumentError(
         fmt::format("endpoint \"{}\": socket path {} is longer than {} bytes", endpoint, path,

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "checkpoint/canonical_json.h"
+#include "checkpoint/file_io.h"
 #include "common/log.h"
 #include "common/metrics/metrics.h"
 #include "qrm/state/state_codec.h"
@@ -50,7 +51,7 @@ std::string Parent(std::string path) {
 // parent made them unreachable for the group. Each new directory's entry is made durable
 // (fsync of its parent), since the pod files written into it must survive a crash.
 Status EnsureDirectory(const std::string& path, mode_t mode = 0700) {
-  struct stat st;
+  struct stat st {};
   if (::stat(path.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) return Status::Ok();
     return FailedPreconditionError(fmt::format("state store: {} is not a directory", path));
@@ -80,23 +81,6 @@ StatusOr<std::vector<std::string>> ListDirectory(const std::string& path) {
   return names;
 }
 
-// Renames `path` to "<path>.<what>-<unix time>[.N]" (never over an existing file) and
-// syncs the directory; returns the new name.
-StatusOr<std::string> MoveAside(const std::string& path, std::string_view what) {
-  const std::string base = fmt::format("{}.{}-{}", path, what, ::time(nullptr));
-  std::string target = base;
-  for (int n = 1; ::access(target.c_str(), F_OK) == 0; ++n) target = fmt::format("{}.{}", base, n);
-  if (::rename(path.c_str(), target.c_str()) != 0) {
-    return ErrnoError(errno, "rename", path + " to " + target);
-  }
-  const std::string dir = path.substr(0, path.rfind('/'));
-  if (int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); fd >= 0) {
-    (void)::fsync(fd);
-    ::close(fd);
-  }
-  return target;
-}
-
 // One pod file of the pods directory: its pod, or nullopt when it is to be left out (gone
 // since the listing, or corrupt or of another version and moved aside: `corrupt` says why).
 // Errors stop the load: a file that cannot be moved aside, or one whose valid checksum covers
@@ -123,7 +107,7 @@ StatusOr<std::optional<PodAllocation>> LoadPodFile(const std::string& pods_dir,
     if (checkpoint::IsUnsupportedVersion(s)) {
       // Another qrm's file (older or newer): kept for it, but out of our way, so this
       // host starts and rebuilds the pod from the plugins and the runtime.
-      StatusOr<std::string> aside = MoveAside(path, "unsupported-version");
+      StatusOr<std::string> aside = checkpoint::file_io::MoveAside(path, "unsupported-version");
       if (!aside.ok()) return s.WithContext(aside.status().message());
       corrupt.push_back(fmt::format("{}; moved aside to {}", s.message(), *aside));
       return std::optional<PodAllocation>();
@@ -131,7 +115,7 @@ StatusOr<std::optional<PodAllocation>> LoadPodFile(const std::string& pods_dir,
     if (!checkpoint::IsCorrupt(s)) return s;
     // Leaving the pod out is only safe if the evidence was moved aside; otherwise our
     // next write of the pod would replace it.
-    struct stat st;
+    struct stat st {};
     if (::stat(path.c_str(), &st) == 0) return s;
     corrupt.push_back(s.message());
     return std::optional<PodAllocation>();
@@ -265,7 +249,7 @@ Status StateStore::LoadJournal(PodResources& pods, std::vector<std::string>& cor
   if (!read.ok() && !checkpoint::IsMissing(read.status())) {
     if (!checkpoint::IsCorrupt(read.status())) return read.status();
     // Damage (not a torn append, which the reader drops): the pods it held are rebuilt.
-    QRM_ASSIGN_OR_RETURN(const std::string aside, MoveAside(path, "corrupt"));
+    QRM_ASSIGN_OR_RETURN(const std::string aside, checkpoint::file_io::MoveAside(path));
     corrupt.push_back(fmt::format("{}; moved aside to {}", read.status().message(), aside));
     CountCorrupt("host-journal", 1);
   }
@@ -579,6 +563,7 @@ Status StateStore::ApplyChanges(const std::vector<ResourceChange>& changes,
   // written durably, then published).
   using PodChanges = std::map<std::pair<std::string, std::string>, const ResourceChange*>;
   std::vector<std::pair<const std::string*, const PodChanges*>> pods;
+  pods.reserve(by_pod.size());
   for (const auto& [uid, pod_changes] : by_pod) pods.emplace_back(&uid, &pod_changes);
   std::vector<Status> results(pods.size());
   auto update = [&](size_t i) {

@@ -60,7 +60,7 @@ Status CheckMembers(const rj::Value& o, const std::string& where) {
       "restoring"};
   for (const auto& m : o.GetObject()) {
     const std::string name(m.name.GetString(), m.name.GetStringLength());
-    if (!kKnown.contains(name)) return Bad(where + "." + name, "unknown member");
+    if (!kKnown.contains(name)) return Bad(fmt::format("{}.{}", where, name), "unknown member");
   }
   return Status::Ok();
 }

@@ -32,7 +32,7 @@ std::unique_ptr<AccelPlugin> Make(const std::string& state = "", int slots_per_n
 }
 
 pb::ResourceRequest Req(const std::string& pod, const std::string& container, double slots,
-                        std::vector<uint64_t> hint = {0, 1}, bool preferred = true) {
+                        const std::vector<uint64_t>& hint = {0, 1}, bool preferred = true) {
   pb::ResourceRequest r;
   r.set_pod_uid(pod);
   r.set_pod_name("pod-" + pod);

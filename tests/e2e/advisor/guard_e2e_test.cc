@@ -187,9 +187,13 @@ TEST_CASE("the guard throttles the fewest reclaimed pods and restores them when 
   // raised in steps and then lifted.
   REQUIRE(shim.StopAndRemovePod(pods[other]).ok());
   const bool restored = WaitSlowly([&] { return Quota(shim, ids[throttled]) == -1; }, seconds(90));
+  // qrm-host writes the unlimited quota first and forgets the throttle once the runtime has
+  // it (state "restoring" in between: a crash there restores again rather than leaving the
+  // container throttled), so the list empties a moment after the quota is lifted.
+  const bool forgotten = WaitSlowly([&] { return g.Throttles().empty(); }, seconds(5));
   INFO(g.Logs());
   CHECK(restored);
-  CHECK(g.Throttles().empty());
+  CHECK(forgotten);
 }
 
 }  // namespace
