@@ -1,6 +1,7 @@
 #include "advisor/sample/node_usage.h"
 
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,10 @@ std::vector<std::string_view> Words(std::string_view line) {
   return words;
 }
 
+Status TicksOverflow() {
+  return DataLossError("/proc/stat: cpu line: the ticks add up to more than 64 bits");
+}
+
 }  // namespace
 
 Status ParseProcStat(const std::string& content, NodeCounters& out) {
@@ -55,8 +60,17 @@ Status ParseProcStat(const std::string& content, NodeCounters& out) {
     for (int i = 0; i < 8; ++i) {
       QRM_ASSIGN_OR_RETURN(v[i], ParseCounter(w[i + 1], fmt::format("/proc/stat: {}", kFields[i])));
     }
-    out.cpu_busy_ticks = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
-    out.cpu_total_ticks = out.cpu_busy_ticks + v[3] + v[4];
+    // Sums in 64 bits: a real node needs millennia to come near, so a sum that wraps is a
+    // damaged file, not a count (busy would then exceed total).
+    uint64_t busy = 0, all = 0;
+    for (int i : {0, 1, 2, 5, 6, 7}) {
+      if (__builtin_add_overflow(busy, v[i], &busy)) return TicksOverflow();
+    }
+    if (__builtin_add_overflow(busy, v[3], &all) || __builtin_add_overflow(all, v[4], &all)) {
+      return TicksOverflow();
+    }
+    out.cpu_busy_ticks = busy;
+    out.cpu_total_ticks = all;
     total = true;
   }
   if (!total) return DataLossError("/proc/stat: no cpu line");
@@ -78,6 +92,10 @@ Status ParseMeminfo(const std::string& content, NodeCounters& out) {
     }
     QRM_ASSIGN_OR_RETURN(const uint64_t kib,
                          ParseCounter(w[1], fmt::format("/proc/meminfo: {}", w[0])));
+    if (kib > std::numeric_limits<uint64_t>::max() / 1024) {
+      return DataLossError(
+          fmt::format("/proc/meminfo: {}: {} kB overflows 64 bits of bytes", w[0], kib));
+    }
     (is_total ? out.memory_total : out.memory_available) = kib * 1024;
     (is_total ? total : available) = true;
   }

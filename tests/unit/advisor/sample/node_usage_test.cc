@@ -44,6 +44,24 @@ TEST_CASE("malformed /proc/stat is refused naming the field", "[advisor][sample]
   CHECK_FALSE(ParseProcStat("intr 1\n", c).ok());
 }
 
+TEST_CASE("tick sums and memory sizes that overflow 64 bits are refused", "[advisor][sample]") {
+  // The fuzzer's input: busy (user + system) wraps and would read as less than total.
+  NodeCounters c;
+  const Status busy =
+      ParseProcStat("cpu 8249705372102921784 1 15503280078736850948 1 0 0 0 0\ncpu0 1\n", c);
+  CHECK(busy.code() == StatusCode::kDataLoss);
+  CHECK(busy.message().find("64 bits") != std::string::npos);
+  const Status total =
+      ParseProcStat("cpu 1 0 0 18446744073709551615 1 0 0 0\ncpu0 1\n", c);  // idle + iowait
+  CHECK(total.code() == StatusCode::kDataLoss);
+  REQUIRE(ParseProcStat("cpu 1 0 0 18446744073709551613 1 0 0 0\ncpu0 1\n", c).ok());
+  CHECK(c.cpu_total_ticks == 18446744073709551615ULL);
+  const Status memory =
+      ParseMeminfo("MemTotal: 18014398509481984 kB\nMemAvailable: 1 kB\n", c);  // 2^54 KiB
+  CHECK(memory.code() == StatusCode::kDataLoss);
+  CHECK(memory.message().find("MemTotal:") != std::string::npos);
+}
+
 TEST_CASE("cores used between two readings", "[advisor][sample]") {
   NodeCounters a, b;
   a.cpus = b.cpus = 4;
