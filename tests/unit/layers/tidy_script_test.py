@@ -99,6 +99,20 @@ class TidyScript(unittest.TestCase):
         rc, out = self.tidy("--no-cache")
         self.assertIn("checking 2", out)
 
+    def test_clones_share_clean_results_whatever_their_path(self):
+        self.write("common/moved.cc", MOVED_FIXED)
+        self.build()
+        rc, out = self.tidy()
+        self.assertEqual(rc, 0, out)
+        # A path with regex characters ('-', '.') still maps to the same keys.
+        clone = os.path.join(self.dir, "ci-clone.2")
+        shutil.copytree(self.root, clone, ignore=shutil.ignore_patterns("build"))
+        self.root = clone
+        self.build()
+        rc, out = self.tidy()
+        self.assertEqual(rc, 0, out)
+        self.assertIn("2 unchanged since a clean check, checking 0", out)
+
     def test_a_spent_budget_leaves_files_not_checked(self):
         self.build()
         rc, out = self.tidy("--budget-minutes", "0")
