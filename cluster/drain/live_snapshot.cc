@@ -74,7 +74,8 @@ StatusOr<LiveDocuments> ReadLiveDocuments(const kube::KubeClient& client,
   // Optional: a ClusterRole from before they were read may not allow them. Without them the
   // checks that need them are off (volumes) or refuse the input that needs them (a
   // namespaceSelector by label), each saying so.
-  for (const std::string_view path : {kNamespacesPath, kClaimsPath, kVolumesPath}) {
+  for (const std::string_view path :
+       {kNamespacesPath, kClaimsPath, kVolumesPath, kCsiNodesPath, kStorageClassesPath}) {
     StatusOr<std::vector<SnapshotDocument>> pages = ListPages(client, path, options);
     if (!pages.ok() && pages.status().code() == StatusCode::kPermissionDenied) {
       Logger(kComponent)

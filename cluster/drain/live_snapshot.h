@@ -32,6 +32,10 @@ inline constexpr std::string_view kNamespacesPath = "/api/v1/namespaces";
 // Where a pod's bound volumes let it go (volume_topology.h).
 inline constexpr std::string_view kClaimsPath = "/api/v1/persistentvolumeclaims";
 inline constexpr std::string_view kVolumesPath = "/api/v1/persistentvolumes";
+// How many volumes each node takes per CSI driver, and what provisions unbound claims
+// (volume_limits.h).
+inline constexpr std::string_view kCsiNodesPath = "/apis/storage.k8s.io/v1/csinodes";
+inline constexpr std::string_view kStorageClassesPath = "/apis/storage.k8s.io/v1/storageclasses";
 inline constexpr std::string_view kTopologiesPath =
     "/apis/topology.node.k8s.io/v1alpha2/noderesourcetopologies";
 
@@ -43,8 +47,8 @@ struct LiveReadOptions {
 };
 
 struct LiveDocuments {
-  // Node, pod, PDB, ReplicaSet, ReplicationController, Namespace, PersistentVolumeClaim and
-  // PersistentVolume list pages, for DecodeSnapshot.
+  // Node, pod, PDB, ReplicaSet, ReplicationController, Namespace, PersistentVolumeClaim,
+  // PersistentVolume, CSINode and StorageClass list pages, for DecodeSnapshot.
   std::vector<SnapshotDocument> snapshot;
   std::vector<SnapshotDocument> topology;  // NodeResourceTopologyList pages; none without the CRD
 };
@@ -55,8 +59,9 @@ StatusOr<std::vector<SnapshotDocument>> ListPages(const kube::KubeClient& client
                                                   std::string_view path,
                                                   const LiveReadOptions& options = {});
 
-// Nodes, pods, PDBs, ReplicaSets, ReplicationControllers, Namespaces, PersistentVolumeClaims
-// and PersistentVolumes, then the NodeResourceTopologies: a 404
+// Nodes, pods, PDBs, ReplicaSets and ReplicationControllers; Namespaces,
+// PersistentVolumeClaims, PersistentVolumes, CSINodes and StorageClasses (each optional: a 403
+// leaves it out, logged); then the NodeResourceTopologies: a 404
 // for those means the CRD is not installed, so no node has NUMA state (logged, not an error).
 StatusOr<LiveDocuments> ReadLiveDocuments(const kube::KubeClient& client,
                                           const LiveReadOptions& options = {});

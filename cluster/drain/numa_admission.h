@@ -43,8 +43,9 @@
 // Role anti-affinity likewise: a NUMA-bound pod's hints leave out zones a pod of a role
 // anti-affine to its own is bound to (the zones' roles, the pod's anti-affine roles).
 //
-// Not modelled: the CPU plugin's reserve for the reclaimed and shared pools (NRT `available`
-// does not show it).
+// Not modelled: the CPU plugin's reserve for the shared pool (one CPU) and an explicitly sized
+// reclaimed pool (NRT `available` does not show it). The first matters only where no pod but
+// dedicated ones requests CPU: any pool request takes a whole CPU out of the free whole CPUs.
 #pragma once
 
 #include <cstdint>

@@ -36,6 +36,7 @@ std::string_view FitFailureText(FitFailure f) {
     case FitFailure::kNodeSelector: return "node selector or affinity";
     case FitFailure::kTooManyPods: return "too many pods";
     case FitFailure::kResources: return "insufficient resources";
+    case FitFailure::kVolumeLimits: return "volume attach limit";
     case FitFailure::kVolumeMissing: return "persistent volume claim or volume not found";
     case FitFailure::kVolumeTopology: return "volume node affinity or zone";
     case FitFailure::kTopologySpread: return "topology spread constraints";
@@ -133,12 +134,14 @@ void Planner::WarnIfVolumesUnknown() const {
   if (snapshot_.VolumesKnown()) return;
   for (const DrainPod& pod : snapshot_.pods) {
     for (const Volume& v : pod.volumes) {
-      if (v.kind != VolumeKind::kPersistentVolumeClaim) continue;
+      const std::string claim = ClaimNameOf(pod, v);
+      if (claim.empty()) continue;
       Logger("drain")->warn(
           "pod {} (and maybe others) uses persistentVolumeClaim {}, and the input lists no "
-          "PersistentVolumeClaims or PersistentVolumes: where their volumes can be used is not "
-          "checked (add `kubectl get pvc,pv -A -o json`)",
-          pod.Key(), v.claim);
+          "PersistentVolumeClaims or PersistentVolumes: where their volumes can be used, and "
+          "what they count against attach limits, is not checked (add `kubectl get pvc,pv -A "
+          "-o json`)",
+          pod.Key(), claim);
       return;
     }
   }

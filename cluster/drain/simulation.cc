@@ -83,6 +83,7 @@ Simulation::Simulation(const ClusterSnapshot& snapshot,
     : snapshot_(snapshot),
       numa_blind_(numa_blind),
       use_(snapshot.nodes.size()),
+      attach_limits_(snapshot.nodes.size()),
       numa_(snapshot.nodes.size()),
       locations_(snapshot),
       inter_pod_(snapshot, locations_) {
@@ -91,7 +92,11 @@ Simulation::Simulation(const ClusterSnapshot& snapshot,
     if (node == snapshot.node_index.end() || pod.Terminal()) continue;
     AddRequests(use_[node->second].requested, pod.requests);
     ++use_[node->second].pods;
+    AddAttached(use_[node->second].attached,
+                AttachedVolumesOf(snapshot, pod, snapshot.nodes[node->second]));
   }
+  for (size_t n = 0; n < snapshot.nodes.size(); ++n)
+    attach_limits_[n] = AttachLimitsOf(snapshot, snapshot.nodes[n]);
   for (const auto& [name, state] : numa) {
     auto node = snapshot.node_index.find(name);
     if (node != snapshot.node_index.end()) numa_[node->second] = state;
@@ -167,6 +172,10 @@ FitFailure Simulation::Fits(const DrainPod& pod, size_t node) const {
   if (!MatchesNodeSelection(pod, n)) return FitFailure::kNodeSelector;
   if (use_[node].pods + 1 > n.allocatable_pods) return FitFailure::kTooManyPods;
   if (!ResourcesFit(pod.requests, use_[node], n)) return FitFailure::kResources;
+  if (!WithinAttachLimits(use_[node].attached, AttachedVolumesOf(snapshot_, pod, n),
+                          attach_limits_[node])) {
+    return FitFailure::kVolumeLimits;
+  }
   switch (CheckVolumes(snapshot_, pod, n)) {
     case VolumeFit::kFits: break;
     case VolumeFit::kClaimMissing:
@@ -195,6 +204,7 @@ FitFailure Simulation::Place(const DrainPod& pod, size_t node,
   SaveUse(node);
   AddRequests(use_[node].requested, pod.requests);
   ++use_[node].pods;
+  AddAttached(use_[node].attached, AttachedVolumesOf(snapshot_, pod, snapshot_.nodes[node]));
   const bool was_moved = locations_.Moved(pod);
   if (std::optional<size_t> was = locations_.Remove(&pod); was && forked_) {
     Undo& undo = undo_.emplace_back(Undo::Kind::kUnlocated, *was);

@@ -17,13 +17,16 @@
 #include "cluster/drain/numa_state.h"
 #include "cluster/drain/pod_affinity.h"
 #include "cluster/drain/snapshot.h"
+#include "cluster/drain/volume_limits.h"
 
 namespace qrm::cluster::drain {
 
-// Requests of the pods bound to a node (terminal pods hold nothing).
+// Requests of the pods bound to a node (terminal pods hold nothing), and the volumes they
+// have attached there that count against its attach limits.
 struct NodeUse {
   Resources requested;
   int64_t pods = 0;
+  AttachedVolumes attached;
 };
 
 // Why a pod does not fit a node; kFits when it does.
@@ -34,6 +37,7 @@ enum class FitFailure {
   kNodeSelector,          // spec.nodeSelector or required node affinity
   kTooManyPods,           // status.allocatable.pods reached
   kResources,             // cpu, memory or an extended resource
+  kVolumeLimits,          // a CSI driver's attach limit (volume_limits.h)
   kVolumeMissing,         // a claim or volume of the pod does not exist
   kVolumeTopology,        // a bound volume's node affinity or zone excludes the node
   kTopologySpread,        // a DoNotSchedule topology spread constraint (pod_affinity.h)
@@ -70,8 +74,8 @@ class Simulation {
   // count for other pods' affinity and spread, and it is no topology domain.
   void RemoveNode(size_t node);
 
-  // Scheduling checks without NUMA: selection, taints, pod slots, resources, then topology
-  // spread and inter-pod affinity.
+  // Scheduling checks without NUMA: selection, taints, pod slots, resources, volume attach
+  // limits, volume topology, then topology spread and inter-pod affinity.
   FitFailure Fits(const DrainPod& pod, size_t node) const;
   // Fits, then (unless NUMA-blind) qrm's admission on a node with NUMA state; on success the
   // pod's requests and NUMA takes are added to the node. *placement is set when admission ran.
@@ -109,6 +113,7 @@ class Simulation {
   const ClusterSnapshot& snapshot_;
   bool numa_blind_;
   std::vector<NodeUse> use_;
+  std::vector<AttachLimits> attach_limits_;         // by node index
   std::vector<std::optional<NumaNodeState>> numa_;  // by node index
   std::vector<int64_t> pdb_remaining_;              // by PDB index
   PodLocations locations_;

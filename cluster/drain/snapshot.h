@@ -59,7 +59,28 @@ struct OwnerReference {
   bool controller = false;  // .controller
 };
 
-enum class VolumeKind { kEmptyDir, kHostPath, kPersistentVolumeClaim, kOther };
+// kEphemeral: a generic ephemeral volume, whose claim the ephemeral volume controller names
+// "<pod name>-<volume name>". kInTreeDisk: one of the in-tree cloud disks the scheduler
+// counts against a CSI driver's attach limit (in_tree_volumes.h).
+enum class VolumeKind {
+  kEmptyDir,
+  kHostPath,
+  kPersistentVolumeClaim,
+  kEphemeral,
+  kInTreeDisk,
+  kOther
+};
+
+// A disk that is attached to the node it is used on: a CSI volume (driver, volumeHandle), or an
+// in-tree cloud disk (its plugin, "kubernetes.io/aws-ebs", and its disk id). Empty when neither.
+struct AttachedDisk {
+  std::string driver;  // spec.csi.driver, or the in-tree plugin's name
+  std::string handle;  // spec.csi.volumeHandle, or the in-tree disk id
+  bool in_tree = false;
+
+  bool empty() const { return driver.empty(); }
+  bool operator==(const AttachedDisk&) const = default;
+};
 
 // spec.volumes[]
 struct Volume {
@@ -67,6 +88,7 @@ struct Volume {
   VolumeKind kind = VolumeKind::kOther;
   std::string medium;  // emptyDir.medium ("" for disk, "Memory" for tmpfs)
   std::string claim;   // persistentVolumeClaim.claimName
+  AttachedDisk disk;   // kInTreeDisk: the disk
 };
 
 // spec.tolerations[]
@@ -183,6 +205,14 @@ struct DrainPod {
   }
 };
 
+// The claim a volume of the pod uses: persistentVolumeClaim.claimName, or the one the ephemeral
+// volume controller makes for an ephemeral volume, "<pod name>-<volume name>"; "" for others.
+inline std::string ClaimNameOf(const DrainPod& pod, const Volume& volume) {
+  if (volume.kind == VolumeKind::kPersistentVolumeClaim) return volume.claim;
+  if (volume.kind == VolumeKind::kEphemeral) return pod.name + "-" + volume.name;
+  return "";
+}
+
 // Whether `labels` satisfy one requirement (Gt/Lt compare integers, as node selectors do).
 bool RequirementMatches(const SelectorRequirement& r,
                         const std::map<std::string, std::string>& labels);
@@ -203,11 +233,15 @@ struct DrainPdb {
   }
 };
 
-// A PersistentVolumeClaim: the volume it is bound to.
+// A PersistentVolumeClaim: the volume it is bound to, and its class (what an unbound claim
+// will be provisioned by).
 struct DrainClaim {
   std::string namespace_;   // metadata.namespace
   std::string name;         // metadata.name
   std::string volume_name;  // spec.volumeName ("" while unbound)
+  // The annotation volume.beta.kubernetes.io/storage-class when present (it takes precedence,
+  // as for the scheduler), else spec.storageClassName; "" for none.
+  std::string storage_class;
 
   std::string Key() const { return namespace_ + "/" + name; }
   bool operator==(const DrainClaim&) const = default;
@@ -218,8 +252,31 @@ struct DrainVolume {
   std::string name;                             // metadata.name
   std::map<std::string, std::string> labels;    // metadata.labels (the zone and region ones)
   std::vector<NodeSelectorTerm> node_affinity;  // spec.nodeAffinity.required.nodeSelectorTerms
+  AttachedDisk disk;  // spec.csi, or one of the in-tree cloud disk sources (in_tree_volumes.h)
 
   bool operator==(const DrainVolume&) const = default;
+};
+
+// A StorageClass (storage.k8s.io/v1): what provisions its unbound claims.
+struct DrainStorageClass {
+  std::string name;         // metadata.name
+  std::string provisioner;  // provisioner
+  std::string
+      binding_mode;  // volumeBindingMode: "Immediate" (the default) or "WaitForFirstConsumer"
+  // allowedTopologies[].matchLabelExpressions[] as node selector terms (each expression an In).
+  std::vector<NodeSelectorTerm> allowed_topologies;
+
+  bool operator==(const DrainStorageClass&) const = default;
+};
+
+// A CSINode (storage.k8s.io/v1, named after its node): how many volumes each CSI driver can
+// attach there. A driver without spec.drivers[].allocatable.count has no limit.
+struct DrainCsiNode {
+  std::string name;  // metadata.name, the node's
+  std::map<std::string, std::optional<int64_t>>
+      drivers;  // spec.drivers[]: name -> allocatable.count
+
+  bool operator==(const DrainCsiNode&) const = default;
 };
 
 struct ClusterSnapshot {
@@ -240,6 +297,11 @@ struct ClusterSnapshot {
   bool claims_listed = false;
   bool volumes_listed = false;
   bool VolumesKnown() const { return claims_listed && volumes_listed; }
+  // StorageClasses by name and CSINodes by node name, for the volume attach limits
+  // (volume_limits.h); each is optional (without CSINodes only the nodes' own
+  // attachable-volumes-csi-* allocatable limits apply).
+  std::map<std::string, DrainStorageClass> storage_classes;
+  std::map<std::string, DrainCsiNode> csi_nodes;
 
   // Indexes into the vectors above; Reindex() rebuilds them after the vectors change.
   std::map<std::string, size_t> node_index;                 // node name

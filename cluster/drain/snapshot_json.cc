@@ -10,6 +10,7 @@
 #include "cluster/drain/error_list.h"
 #include "cluster/drain/pod_affinity_json.h"
 #include "cluster/drain/selector_json.h"
+#include "cluster/drain/storage_json.h"
 #include "cluster/drain/volume_json.h"
 #include "cluster/objects/json_io.h"
 #include "cluster/objects/object_meta.h"
@@ -175,6 +176,8 @@ Status ReadVolumes(const Field& spec, std::vector<Volume>* out) {
     QRM_ASSIGN_OR_RETURN(std::optional<Field> empty_dir, json::Member(f, "emptyDir"));
     QRM_ASSIGN_OR_RETURN(std::optional<Field> host_path, json::Member(f, "hostPath"));
     QRM_ASSIGN_OR_RETURN(std::optional<Field> claim, json::Member(f, "persistentVolumeClaim"));
+    QRM_ASSIGN_OR_RETURN(std::optional<Field> ephemeral, json::Member(f, "ephemeral"));
+    QRM_RETURN_IF_ERROR(ReadAttachedDisk(f, false, &v.disk));
     if (empty_dir) {
       v.kind = VolumeKind::kEmptyDir;
       QRM_RETURN_IF_ERROR(json::ReadString(*empty_dir, "medium", &v.medium));
@@ -183,6 +186,10 @@ Status ReadVolumes(const Field& spec, std::vector<Volume>* out) {
     } else if (claim) {
       v.kind = VolumeKind::kPersistentVolumeClaim;
       QRM_RETURN_IF_ERROR(json::ReadString(*claim, "claimName", &v.claim));
+    } else if (ephemeral) {
+      v.kind = VolumeKind::kEphemeral;  // its claim is "<pod>-<volume>"
+    } else if (!v.disk.empty()) {
+      v.kind = VolumeKind::kInTreeDisk;
     }
     out->push_back(std::move(v));
     return Status::Ok();
@@ -374,10 +381,15 @@ Status DecodeItem(const Field& item, std::string kind, const DecodeOptions& opti
     QRM_RETURN_IF_ERROR(DecodeClaim(item, snapshot));
   } else if (kind == "PersistentVolume") {
     QRM_RETURN_IF_ERROR(DecodeVolume(item, snapshot));
+  } else if (kind == "StorageClass") {
+    QRM_RETURN_IF_ERROR(DecodeStorageClass(item, snapshot));
+  } else if (kind == "CSINode") {
+    QRM_RETURN_IF_ERROR(DecodeCsiNode(item, snapshot));
   } else if (kind != kNodeResourceTopologyKind && !IgnoredKind(kind)) {
     return InvalidArgumentError(fmt::format(
         "kind: {} is not Node, Pod, PodDisruptionBudget, ReplicaSet, ReplicationController, "
-        "Namespace, PersistentVolumeClaim, PersistentVolume or NodeResourceTopology",
+        "Namespace, PersistentVolumeClaim, PersistentVolume, StorageClass, CSINode or "
+        "NodeResourceTopology",
         Quote(kind)));
   }
   return Status::Ok();
@@ -388,7 +400,7 @@ std::optional<std::string> ItemKind(std::string_view list_kind) {
   if (list_kind == "List") return "";
   for (std::string_view k :
        {"Node", "Pod", "PodDisruptionBudget", "ReplicaSet", "ReplicationController", "Namespace",
-        "PersistentVolumeClaim", "PersistentVolume"}) {
+        "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode"}) {
     if (list_kind == std::string(k) + "List") return std::string(k);
   }
   return std::nullopt;

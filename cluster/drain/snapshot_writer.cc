@@ -3,12 +3,15 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <map>
+#include <optional>
 #include <string_view>
 #include <vector>
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "cluster/drain/in_tree_volumes.h"
 #include "cluster/objects/json_io.h"
 #include "cluster/objects/meta_time.h"
 
@@ -92,6 +95,15 @@ bool IsZero(const Resources& r) {
 
 // --- selectors ------------------------------------------------------------------------------
 
+// `key`: [values...]; nothing when there are none (omitempty).
+void StringArrayIfSet(Writer& w, std::string_view key, const std::vector<std::string>& values) {
+  if (values.empty()) return;
+  WriteKey(w, key);
+  w.StartArray();
+  for (const std::string& v : values) WriteStringValue(w, v);
+  w.EndArray();
+}
+
 std::string_view OpText(const SelectorRequirement& r) {
   if (!r.op_text.empty()) return r.op_text;
   switch (r.op) {
@@ -113,12 +125,7 @@ void Requirements(Writer& w, const std::vector<SelectorRequirement>& list) {
     w.StartObject();
     WriteString(w, "key", r.key);
     WriteString(w, "operator", OpText(r));
-    if (!r.values.empty()) {
-      WriteKey(w, "values");
-      w.StartArray();
-      for (const std::string& v : r.values) WriteStringValue(w, v);
-      w.EndArray();
-    }
+    StringArrayIfSet(w, "values", r.values);
     w.EndObject();
   }
   w.EndArray();
@@ -242,6 +249,25 @@ void Containers(Writer& w, std::string_view key, const std::vector<ContainerRequ
   w.EndArray();
 }
 
+// spec.csi, or the in-tree disk source, of a PersistentVolume's spec or a pod's volume.
+void Disk(Writer& w, const AttachedDisk& disk) {
+  if (disk.empty()) return;
+  if (!disk.in_tree) {
+    WriteKey(w, "csi");
+    w.StartObject();
+    WriteString(w, "driver", disk.driver);
+    WriteString(w, "volumeHandle", disk.handle);
+    w.EndObject();
+    return;
+  }
+  std::optional<InTreeDiskSource> source = InTreeSourceOfPlugin(disk.driver);
+  if (!source) return;  // only the decoder's sources are ever read in
+  WriteKey(w, source->field);
+  w.StartObject();
+  WriteString(w, source->id_field, disk.handle);
+  w.EndObject();
+}
+
 void Volumes(Writer& w, const std::vector<Volume>& volumes) {
   if (volumes.empty()) return;
   WriteKey(w, "volumes");
@@ -268,6 +294,13 @@ void Volumes(Writer& w, const std::vector<Volume>& volumes) {
         WriteString(w, "claimName", v.claim);
         w.EndObject();
         break;
+      case VolumeKind::kEphemeral:
+        // The claim template is not kept: the decoder needs only the source's presence.
+        WriteKey(w, "ephemeral");
+        w.StartObject();
+        w.EndObject();
+        break;
+      case VolumeKind::kInTreeDisk: Disk(w, v.disk); break;
       case VolumeKind::kOther: break;  // a kind the decoder does not tell apart
     }
     w.EndObject();
@@ -318,12 +351,7 @@ void PodAffinityTerms(Writer& w, std::string_view kind, const std::vector<PodAff
   for (const PodAffinityTerm& term : terms) {
     w.StartObject();
     Selector(w, "labelSelector", term.selector);
-    if (!term.namespaces.empty()) {
-      WriteKey(w, "namespaces");
-      w.StartArray();
-      for (const std::string& ns : term.namespaces) WriteStringValue(w, ns);
-      w.EndArray();
-    }
+    StringArrayIfSet(w, "namespaces", term.namespaces);
     WriteString(w, "topologyKey", term.topology_key);
     Selector(w, "namespaceSelector", term.namespace_selector);
     w.EndObject();
@@ -365,12 +393,7 @@ void SpreadConstraints(Writer& w, const std::vector<TopologySpreadConstraint>& c
     }
     WriteStringIfSet(w, "nodeAffinityPolicy", c.node_affinity_policy_text);
     WriteStringIfSet(w, "nodeTaintsPolicy", c.node_taints_policy_text);
-    if (!c.match_label_keys.empty()) {
-      WriteKey(w, "matchLabelKeys");
-      w.StartArray();
-      for (const std::string& key : c.match_label_keys) WriteStringValue(w, key);
-      w.EndArray();
-    }
+    StringArrayIfSet(w, "matchLabelKeys", c.match_label_keys);
     w.EndObject();
   }
   w.EndArray();
@@ -413,17 +436,26 @@ void WritePod(Writer& w, const DrainPod& pod) {
   w.EndObject();
 }
 
-// --- PodDisruptionBudgets -------------------------------------------------------------------
+// --- the other objects ----------------------------------------------------------------------
 
-void WritePdb(Writer& w, const DrainPdb& pdb) {
+// Opens an object and writes its apiVersion, kind and the metadata the snapshot keeps of it
+// (name, namespace when set, labels when any); the caller writes the rest and closes it.
+void OpenObject(Writer& w, std::string_view api_version, std::string_view kind,
+                std::string_view name, std::string_view namespace_ = {},
+                const std::map<std::string, std::string>& labels = {}) {
   w.StartObject();
-  WriteString(w, "apiVersion", "policy/v1");
-  WriteString(w, "kind", "PodDisruptionBudget");
+  WriteString(w, "apiVersion", api_version);
+  WriteString(w, "kind", kind);
   WriteKey(w, "metadata");
   w.StartObject();
-  WriteString(w, "name", pdb.name);
-  WriteStringIfSet(w, "namespace", pdb.namespace_);
+  WriteString(w, "name", name);
+  WriteStringIfSet(w, "namespace", namespace_);
+  WriteStringMapIfSet(w, "labels", labels);
   w.EndObject();
+}
+
+void WritePdb(Writer& w, const DrainPdb& pdb) {
+  OpenObject(w, "policy/v1", "PodDisruptionBudget", pdb.name, pdb.namespace_);
   WriteKey(w, "spec");
   w.StartObject();
   // Absent, not empty: policy/v1 reads an absent selector as matching no pod.
@@ -443,14 +475,8 @@ void WriteController(Writer& w, const std::string& key, int64_t replicas) {
   const size_t first = key.find('/'), second = key.find('/', first + 1);
   if (first == std::string::npos || second == std::string::npos) return;
   const std::string kind = key.substr(first + 1, second - first - 1);
-  w.StartObject();
-  WriteString(w, "apiVersion", kind == "ReplicaSet" ? "apps/v1" : "v1");
-  WriteString(w, "kind", kind);
-  WriteKey(w, "metadata");
-  w.StartObject();
-  WriteString(w, "name", key.substr(second + 1));
-  WriteString(w, "namespace", key.substr(0, first));
-  w.EndObject();
+  OpenObject(w, kind == "ReplicaSet" ? "apps/v1" : "v1", kind, key.substr(second + 1),
+             key.substr(0, first));
   WriteKey(w, "spec");
   w.StartObject();
   WriteKey(w, "replicas");
@@ -462,45 +488,74 @@ void WriteController(Writer& w, const std::string& key, int64_t replicas) {
 // A Namespace with its labels (what the decoder keeps of it).
 void WriteNamespace(Writer& w, const std::string& name,
                     const std::map<std::string, std::string>& labels) {
-  w.StartObject();
-  WriteString(w, "apiVersion", "v1");
-  WriteString(w, "kind", "Namespace");
-  WriteKey(w, "metadata");
-  w.StartObject();
-  WriteString(w, "name", name);
-  WriteStringMapIfSet(w, "labels", labels);
-  w.EndObject();
+  OpenObject(w, "v1", "Namespace", name, "", labels);
   w.EndObject();
 }
 
 void WriteClaim(Writer& w, const DrainClaim& claim) {
-  w.StartObject();
-  WriteString(w, "apiVersion", "v1");
-  WriteString(w, "kind", "PersistentVolumeClaim");
-  WriteKey(w, "metadata");
-  w.StartObject();
-  WriteString(w, "name", claim.name);
-  WriteStringIfSet(w, "namespace", claim.namespace_);
-  w.EndObject();
+  OpenObject(w, "v1", "PersistentVolumeClaim", claim.name, claim.namespace_);
   WriteKey(w, "spec");
   w.StartObject();
+  WriteStringIfSet(w, "storageClassName", claim.storage_class);
   WriteStringIfSet(w, "volumeName", claim.volume_name);
   w.EndObject();
   w.EndObject();
 }
 
 void WriteVolume(Writer& w, const DrainVolume& volume) {
-  w.StartObject();
-  WriteString(w, "apiVersion", "v1");
-  WriteString(w, "kind", "PersistentVolume");
-  WriteKey(w, "metadata");
-  w.StartObject();
-  WriteString(w, "name", volume.name);
-  WriteStringMapIfSet(w, "labels", volume.labels);
-  w.EndObject();
+  OpenObject(w, "v1", "PersistentVolume", volume.name, "", volume.labels);
   WriteKey(w, "spec");
   w.StartObject();
+  Disk(w, volume.disk);
   if (!volume.node_affinity.empty()) NodeAffinity(w, "required", volume.node_affinity);
+  w.EndObject();
+  w.EndObject();
+}
+
+void WriteStorageClass(Writer& w, const DrainStorageClass& storage_class) {
+  OpenObject(w, "storage.k8s.io/v1", "StorageClass", storage_class.name);
+  WriteString(w, "provisioner", storage_class.provisioner);
+  WriteString(w, "volumeBindingMode", storage_class.binding_mode);
+  if (!storage_class.allowed_topologies.empty()) {
+    WriteKey(w, "allowedTopologies");
+    w.StartArray();
+    for (const NodeSelectorTerm& term : storage_class.allowed_topologies) {
+      w.StartObject();
+      WriteKey(w, "matchLabelExpressions");
+      w.StartArray();
+      for (const SelectorRequirement& r : term.match_expressions) {
+        w.StartObject();
+        WriteString(w, "key", r.key);
+        StringArrayIfSet(w, "values", r.values);  // the decoder refuses an empty list
+        w.EndObject();
+      }
+      w.EndArray();
+      w.EndObject();
+    }
+    w.EndArray();
+  }
+  w.EndObject();
+}
+
+void WriteCsiNode(Writer& w, const DrainCsiNode& csi_node) {
+  OpenObject(w, "storage.k8s.io/v1", "CSINode", csi_node.name);
+  WriteKey(w, "spec");
+  w.StartObject();
+  WriteKey(w, "drivers");
+  w.StartArray();
+  for (const auto& [driver, count] : csi_node.drivers) {
+    w.StartObject();
+    WriteString(w, "name", driver);
+    if (count) {
+      WriteKey(w, "allocatable");
+      w.StartObject();
+      WriteKey(w, "count");
+      w.Int64(*count);
+      w.EndObject();
+    }
+    w.EndObject();
+  }
+  w.EndArray();
   w.EndObject();
   w.EndObject();
 }
@@ -523,6 +578,9 @@ std::string WriteSnapshotJson(const ClusterSnapshot& snapshot) {
   for (const auto& [name, labels] : snapshot.namespaces) WriteNamespace(w, name, labels);
   for (const auto& [key, claim] : snapshot.claims) WriteClaim(w, claim);
   for (const auto& [name, volume] : snapshot.volumes) WriteVolume(w, volume);
+  for (const auto& [name, storage_class] : snapshot.storage_classes)
+    WriteStorageClass(w, storage_class);
+  for (const auto& [name, csi_node] : snapshot.csi_nodes) WriteCsiNode(w, csi_node);
   w.EndArray();
   w.EndObject();
   return std::string(buffer.GetString(), buffer.GetSize());

@@ -22,7 +22,8 @@ namespace qrm::cluster::drain {
 // One `{"apiVersion":"v1","kind":"List","items":[...]}` with the nodes, then the pods, then
 // the PodDisruptionBudgets (policy/v1), each in snapshot order, then the ReplicaSets and
 // ReplicationControllers of controller_replicas (their replica counts), the Namespaces (their
-// labels), the PersistentVolumeClaims and the PersistentVolumes. claims_listed and
+// labels), the PersistentVolumeClaims, the PersistentVolumes, the StorageClasses and the
+// CSINodes (storage.k8s.io/v1). claims_listed and
 // volumes_listed without claims or volumes cannot be written (a List has no empty list of a
 // kind in it).
 std::string WriteSnapshotJson(const ClusterSnapshot& snapshot);

@@ -354,6 +354,11 @@ class Generator {
       Add(state, DaemonSetPod("monitoring", "node-exporter", node, 50, 64 * kMi, rng_, o_));
     }
     if (!shape.empty) AddAppPods(node, shape, o_.pods_per_node - daemonsets, state);
+    // A third of the nodes can attach no more EBS volumes; no random number is drawn, so the
+    // rest of the cluster is the same as without.
+    const int64_t room = index % 3 == 0 ? 0 : 2;
+    out_.snapshot.csi_nodes[node.name] = {node.name, {{kSyntheticCsiDriver, node_volumes_ + room}}};
+    node_volumes_ = 0;
     out_.numa.emplace(node.name, std::move(state));
     out_.snapshot.nodes.push_back(std::move(node));
   }
@@ -404,8 +409,10 @@ class Generator {
     for (const Volume& v : pod.volumes) {
       if (v.kind != VolumeKind::kPersistentVolumeClaim) continue;
       const std::string pv = "pv-" + v.claim;
-      out_.snapshot.claims[pod.namespace_ + "/" + v.claim] = {pod.namespace_, v.claim, pv};
-      out_.snapshot.volumes[pv] = {pv, {{kZoneLabel, zone_}}, {}};
+      out_.snapshot.claims[pod.namespace_ + "/" + v.claim] = {pod.namespace_, v.claim, pv, ""};
+      out_.snapshot.volumes[pv] = {
+          pv, {{kZoneLabel, zone_}}, {}, {kSyntheticCsiDriver, "vol-" + v.claim, false}};
+      ++node_volumes_;
     }
   }
 
@@ -439,7 +446,8 @@ class Generator {
   App coredns_;
   size_t app_nodes_ = 0;
   uint64_t serial_ = 0;
-  std::string zone_;  // of the node being filled
+  std::string zone_;          // of the node being filled
+  int64_t node_volumes_ = 0;  // the claims of its pods (each its own volume)
   SyntheticCluster out_;
 };
 

@@ -1,8 +1,9 @@
 // A synthetic cluster whose ground truth is known, for the drain bench (P12), the planner's
 // randomised property test and the fuzz seeds: nodes with 2 or 4 NUMA zones in 3 zones, pods
 // placed on them as qrm would have admitted them (some spread over the zones, some replicas
-// anti-affine by node, some on a volume of their node's zone), and the NUMA state qrm would
-// hold afterwards.
+// anti-affine by node, some on an EBS volume (CSI) of their node's zone), and the NUMA state
+// qrm would hold afterwards. Every node has a CSINode; on every third node (index 0, 3, ...)
+// the EBS driver's attach limit is what the node's pods already hold, elsewhere 2 more.
 //
 // Every pod was admitted on its node with numa_admission.h (Admit, then Place on the node's
 // state), so each node's NumaNodeState is exactly its capacity minus what its pods take, and
@@ -28,6 +29,8 @@ namespace qrm::cluster::drain {
 inline constexpr const char* kSyntheticNodeGroupLabel = "synthetic.qrm.io/node-group";
 // Nodes are labelled topology.kubernetes.io/zone zone-0.. zone-<n-1>, round robin.
 inline constexpr size_t kSyntheticZones = 3;
+// The CSI driver of the synthetic claims' volumes.
+inline constexpr const char* kSyntheticCsiDriver = "ebs.csi.aws.com";
 
 struct SyntheticClusterOptions {
   size_t nodes = 1000;

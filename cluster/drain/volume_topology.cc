@@ -75,8 +75,9 @@ VolumeFit CheckVolumes(const ClusterSnapshot& snapshot, const DrainPod& pod,
                        const DrainNode& node) {
   if (!snapshot.VolumesKnown()) return VolumeFit::kFits;
   for (const Volume& v : pod.volumes) {
-    if (v.kind != VolumeKind::kPersistentVolumeClaim) continue;
-    auto claim = snapshot.claims.find(pod.namespace_ + "/" + v.claim);
+    const std::string claim_name = ClaimNameOf(pod, v);
+    if (claim_name.empty()) continue;
+    auto claim = snapshot.claims.find(pod.namespace_ + "/" + claim_name);
     if (claim == snapshot.claims.end()) return VolumeFit::kClaimMissing;
     if (claim->second.volume_name.empty()) continue;  // binds where the pod lands
     auto volume = snapshot.volumes.find(claim->second.volume_name);

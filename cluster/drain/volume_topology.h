@@ -1,7 +1,8 @@
 // The scheduler's volume filters for a pod the drain planner moves: VolumeBinding for claims
 // that are bound (the PersistentVolume's required node affinity) and VolumeZone (the volume's
 // zone and region labels). A pod on a local PersistentVolume, or on a zonal disk, can only go
-// where its data is; CA runs both filters in its simulation.
+// where its data is; CA runs both filters in its simulation. An ephemeral volume's claim
+// ("<pod>-<volume>") is checked as a persistentVolumeClaim is.
 //
 // An unbound claim (spec.volumeName empty) does not constrain the pod: it binds where the pod
 // lands (WaitForFirstConsumer). Without PersistentVolumeClaims or without PersistentVolumes in

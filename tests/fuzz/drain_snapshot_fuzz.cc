@@ -3,8 +3,9 @@
 // byte picks the reader, the rest is its input:
 //   0  DecodeSnapshot: errors are kInvalidArgument with a message; an accepted snapshot written
 //      back (WriteSnapshotJson) reads back and writes the same text again, each pod alone
-//      (WritePodJson) reads back as one pod, and the drainability rules and the eligibility
-//      check run on every node without naming a pod of another node;
+//      (WritePodJson) reads back as one pod, the drainability rules and the eligibility
+//      check run on every node without naming a pod of another node, and the plan moves pods
+//      only to nodes of the snapshot not drained, within PDBs and CSI attach limits;
 //   1  DecodeNodeResourceTopology, then NumaNodeStateFromNrt: errors as above; an accepted
 //      state has 1 to kMaxNumaZones zones in ascending id order with 0 <= free <= capacity,
 //      and a NUMA-bound dedicated pod, a numa_exclusive one and a shared pod admitted on it
@@ -23,6 +24,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,6 +36,7 @@
 #include "cluster/drain/pods_gone.h"
 #include "cluster/drain/snapshot_json.h"
 #include "cluster/drain/snapshot_writer.h"
+#include "cluster/drain/volume_limits.h"
 #include "cluster/objects/node_resource_topology.h"
 
 namespace {
@@ -92,6 +95,33 @@ void CheckDrainability(const ClusterSnapshot& snapshot) {
   }
 }
 
+// No node that receives a new volume ends past that driver's attach limit (volume_limits.h).
+void CheckAttachLimits(const ClusterSnapshot& snapshot, const Plan& plan) {
+  std::map<std::string, AttachedVolumes> before;  // by node
+  for (const DrainPod& pod : snapshot.pods) {
+    const DrainNode* node = snapshot.FindNode(pod.node_name);
+    if (node != nullptr && !pod.Terminal()) {
+      AddAttached(before[node->name], AttachedVolumesOf(snapshot, pod, *node));
+    }
+  }
+  std::map<std::string, AttachedVolumes> after = before;
+  for (const NodePlan& node : plan.candidates) {
+    for (const PodMove& move : node.moves) {
+      const DrainPod& pod = snapshot.pods[snapshot.pod_index.at(move.pod)];
+      const DrainNode& to = *snapshot.FindNode(move.destination);
+      AddAttached(after[to.name], AttachedVolumesOf(snapshot, pod, to));
+    }
+  }
+  for (const DrainNode& node : snapshot.nodes) {
+    const AttachLimits limits = AttachLimitsOf(snapshot, node);
+    for (const auto& [key, ids] : after[node.name]) {
+      auto limit = limits.find(key);
+      if (limit == limits.end() || ids.size() == before[node.name][key].size()) continue;
+      Check(static_cast<int64_t>(ids.size()) <= limit->second, "a move passes an attach limit");
+    }
+  }
+}
+
 // The planner takes any snapshot the decoder accepted; every move goes to a node of the
 // snapshot that is not itself drained, and no PDB is used beyond what it allows.
 void CheckPlan(const ClusterSnapshot& snapshot) {
@@ -111,6 +141,7 @@ void CheckPlan(const ClusterSnapshot& snapshot) {
     Check(use.used <= std::max<int64_t>(use.disruptions_allowed, 0) || !plan->reinjected.empty() ||
               !plan->aborted.empty(),
           "a PDB used beyond what it allows");
+  CheckAttachLimits(snapshot, *plan);
 }
 
 void FuzzSnapshot(std::string_view json) {

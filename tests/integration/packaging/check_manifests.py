@@ -145,6 +145,9 @@ def check_extender(documents):
 # What qrm-drain-planner lists (cluster/drain/live_snapshot.h): (API group, resource).
 DRAIN_PLANNER_READS = [("", "nodes"), ("", "pods"), ("policy", "poddisruptionbudgets"),
                        ("apps", "replicasets"), ("", "replicationcontrollers"),
+                       ("", "namespaces"), ("", "persistentvolumeclaims"),
+                       ("", "persistentvolumes"), ("storage.k8s.io", "storageclasses"),
+                       ("storage.k8s.io", "csinodes"),
                        ("topology.node.k8s.io", "noderesourcetopologies")]
 
 

@@ -98,6 +98,65 @@ TEST_CASE("the state file carries destination hints to the next pass", "[drain][
   CHECK_THAT(pruned, Contains(R"("deletedNodes":[])"));
 }
 
+// Three nodes: "src" with two pods on EBS volumes, "full" whose CSINode allows 1 EBS volume and
+// holds one, "roomy" without a limit. Both destinations are equally busy.
+constexpr const char* kVolumeCluster = R"({"kind": "List", "apiVersion": "v1", "items": [
+  {"kind": "Node", "apiVersion": "v1", "metadata": {"name": "src"},
+   "status": {"allocatable": {"cpu": "8", "memory": "16Gi", "pods": "110"}}},
+  {"kind": "Node", "apiVersion": "v1", "metadata": {"name": "full"},
+   "status": {"allocatable": {"cpu": "8", "memory": "16Gi", "pods": "110"}}},
+  {"kind": "Node", "apiVersion": "v1", "metadata": {"name": "roomy"},
+   "status": {"allocatable": {"cpu": "8", "memory": "16Gi", "pods": "110"}}},
+  {"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "db-0", "namespace": "default",
+     "ownerReferences": [{"kind": "StatefulSet", "name": "db", "controller": true}]},
+   "spec": {"nodeName": "src", "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}],
+            "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": "data-db-0"}}]},
+   "status": {"phase": "Running"}},
+  {"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "busy-full", "namespace": "default",
+     "ownerReferences": [{"kind": "StatefulSet", "name": "busy", "controller": true}]},
+   "spec": {"nodeName": "full", "containers": [{"name": "c", "resources": {"requests": {"cpu": "6"}}}],
+            "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": "data-busy"}}]},
+   "status": {"phase": "Running"}},
+  {"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "busy-roomy", "namespace": "default",
+     "ownerReferences": [{"kind": "ReplicaSet", "name": "busy", "controller": true}]},
+   "spec": {"nodeName": "roomy", "containers": [{"name": "c", "resources": {"requests": {"cpu": "6"}}}]},
+   "status": {"phase": "Running"}},
+  {"kind": "PersistentVolumeClaim", "apiVersion": "v1",
+   "metadata": {"name": "data-db-0", "namespace": "default"}, "spec": {"volumeName": "pv-db"}},
+  {"kind": "PersistentVolumeClaim", "apiVersion": "v1",
+   "metadata": {"name": "data-busy", "namespace": "default"}, "spec": {"volumeName": "pv-busy"}},
+  {"kind": "PersistentVolume", "apiVersion": "v1", "metadata": {"name": "pv-db"},
+   "spec": {"csi": {"driver": "ebs.csi.aws.com", "volumeHandle": "vol-db"}}},
+  {"kind": "PersistentVolume", "apiVersion": "v1", "metadata": {"name": "pv-busy"},
+   "spec": {"csi": {"driver": "ebs.csi.aws.com", "volumeHandle": "vol-busy"}}},
+  {"kind": "CSINode", "apiVersion": "storage.k8s.io/v1", "metadata": {"name": "full"},
+   "spec": {"drivers": [{"name": "ebs.csi.aws.com", "nodeID": "i-2", "allocatable": {"count": 1}}]}}
+]})";
+
+TEST_CASE("a pod on a CSI volume goes only where its driver can attach one more", "[drain][cli]") {
+  testing::TempDir dir;
+  const std::string input = dir.File("cluster.json");
+  std::ofstream(input) << kVolumeCluster;
+  const auto run = RunProcess({QRM_DRAIN_PLANNER, "plan", "--input", input, "--output", "json"});
+  INFO(run.output);
+  REQUIRE(run.exit_code == 0);
+  rapidjson::Document doc = Json(run.output);
+  REQUIRE(doc["drain"].Size() == 1);
+  CHECK(std::string(doc["drain"][0]["node"].GetString()) == "src");
+  CHECK(std::string(doc["drain"][0]["moves"][0]["destination"].GetString()) == "roomy");
+
+  // Without "roomy" the pod has no home: "full" would need a second EBS slot.
+  std::string without = kVolumeCluster;
+  const std::string roomy_node = R"("metadata": {"name": "roomy"})";
+  without.replace(without.find(roomy_node), roomy_node.size(),
+                  R"("metadata": {"name": "roomy"}, "spec": {"unschedulable": true})");
+  std::ofstream(input) << without;
+  const auto refused = RunProcess({QRM_DRAIN_PLANNER, "plan", "--input", input});
+  INFO(refused.output);
+  REQUIRE(refused.exit_code == 0);
+  CHECK_THAT(refused.output, Contains("volume attach limit"));
+}
+
 TEST_CASE("bad input is refused naming the object and field", "[drain][cli]") {
   testing::TempDir dir;
   const std::string pods = dir.File("pods.json");
@@ -266,6 +325,14 @@ struct LiveCluster {
   testing::ObjectCollection volumes{
       server,
       {.path = "/api/v1/persistentvolumes", .kind = "PersistentVolume", .api_version = "v1"}};
+  testing::ObjectCollection csi_nodes{server,
+                                      {.path = "/apis/storage.k8s.io/v1/csinodes",
+                                       .kind = "CSINode",
+                                       .api_version = "storage.k8s.io/v1"}};
+  testing::ObjectCollection storage_classes{server,
+                                            {.path = "/apis/storage.k8s.io/v1/storageclasses",
+                                             .kind = "StorageClass",
+                                             .api_version = "storage.k8s.io/v1"}};
   testing::ObjectCollection topologies{
       server,
       {.path = "/apis/topology.node.k8s.io/v1alpha2/noderesourcetopologies",

@@ -92,6 +92,13 @@ struct Cluster {
                            .namespaced = true}};
   ObjectCollection volumes{
       server, {.path = std::string(kVolumesPath), .kind = "PersistentVolume", .api_version = "v1"}};
+  ObjectCollection csi_nodes{
+      server,
+      {.path = std::string(kCsiNodesPath), .kind = "CSINode", .api_version = "storage.k8s.io/v1"}};
+  ObjectCollection storage_classes{server,
+                                   {.path = std::string(kStorageClassesPath),
+                                    .kind = "StorageClass",
+                                    .api_version = "storage.k8s.io/v1"}};
   std::optional<ObjectCollection> topologies;
 };
 
@@ -124,8 +131,14 @@ TEST_CASE("live documents are every collection's pages and decode into a snapsho
   cluster.namespaces.Seed("default", R"({"metadata":{"name":"default","labels":{"team":"web"}}})");
   cluster.claims.Seed("default/data", R"({"metadata":{"name":"data","namespace":"default"},)"
                                       R"("spec":{"volumeName":"pv-1"}})");
-  cluster.volumes.Seed("pv-1", R"({"metadata":{"name":"pv-1",)"
-                               R"("labels":{"topology.kubernetes.io/zone":"a"}}})");
+  cluster.volumes.Seed("pv-1",
+                       R"({"metadata":{"name":"pv-1",)"
+                       R"("labels":{"topology.kubernetes.io/zone":"a"}},)"
+                       R"("spec":{"csi":{"driver":"ebs.csi.aws.com","volumeHandle":"v1"}}})");
+  cluster.csi_nodes.Seed("n1", R"({"metadata":{"name":"n1"},"spec":{"drivers":[)"
+                               R"({"name":"ebs.csi.aws.com","allocatable":{"count":25}}]}})");
+  cluster.storage_classes.Seed("gp3", R"({"metadata":{"name":"gp3"},)"
+                                      R"("provisioner":"ebs.csi.aws.com"})");
 
   const StatusOr<LiveDocuments> docs = ReadLiveDocuments(kube::TestClientFor(cluster.server));
   INFO(docs.status().ToString());
@@ -136,7 +149,9 @@ TEST_CASE("live documents are every collection's pages and decode into a snapsho
             "GET /apis/policy/v1/poddisruptionbudgets (page 1)",
             "GET /apis/apps/v1/replicasets (page 1)", "GET /api/v1/replicationcontrollers (page 1)",
             "GET /api/v1/namespaces (page 1)", "GET /api/v1/persistentvolumeclaims (page 1)",
-            "GET /api/v1/persistentvolumes (page 1)"});
+            "GET /api/v1/persistentvolumes (page 1)",
+            "GET /apis/storage.k8s.io/v1/csinodes (page 1)",
+            "GET /apis/storage.k8s.io/v1/storageclasses (page 1)"});
   REQUIRE(docs->topology.size() == 1);
   CHECK(docs->topology[0].name ==
         "GET /apis/topology.node.k8s.io/v1alpha2/noderesourcetopologies (page 1)");
@@ -155,6 +170,9 @@ TEST_CASE("live documents are every collection's pages and decode into a snapsho
   CHECK(snapshot->VolumesKnown());
   CHECK(snapshot->claims.at("default/data").volume_name == "pv-1");
   CHECK(snapshot->volumes.at("pv-1").labels.at("topology.kubernetes.io/zone") == "a");
+  CHECK(snapshot->volumes.at("pv-1").disk == AttachedDisk{"ebs.csi.aws.com", "v1", false});
+  CHECK(snapshot->csi_nodes.at("n1").drivers.at("ebs.csi.aws.com") == 25);
+  CHECK(snapshot->storage_classes.at("gp3").provisioner == "ebs.csi.aws.com");
 }
 
 TEST_CASE("a collection bigger than a page is read page by page with its continue token") {
@@ -174,7 +192,9 @@ TEST_CASE("a collection bigger than a page is read page by page with its continu
             "GET /api/v1/pods (page 3)", "GET /apis/policy/v1/poddisruptionbudgets (page 1)",
             "GET /apis/apps/v1/replicasets (page 1)", "GET /api/v1/replicationcontrollers (page 1)",
             "GET /api/v1/namespaces (page 1)", "GET /api/v1/persistentvolumeclaims (page 1)",
-            "GET /api/v1/persistentvolumes (page 1)"});
+            "GET /api/v1/persistentvolumes (page 1)",
+            "GET /apis/storage.k8s.io/v1/csinodes (page 1)",
+            "GET /apis/storage.k8s.io/v1/storageclasses (page 1)"});
   CHECK(pods->list_requests() == 3);
   const StatusOr<ClusterSnapshot> snapshot = DecodeSnapshot(docs->snapshot, {});
   INFO(snapshot.status().ToString());
@@ -202,11 +222,11 @@ TEST_CASE("without the NodeResourceTopology CRD there are no topology documents"
   const StatusOr<LiveDocuments> docs = ReadLiveDocuments(kube::TestClientFor(cluster.server));
   INFO(docs.status().ToString());
   REQUIRE(docs.ok());
-  CHECK(docs->snapshot.size() == 8);  // one page of each collection
+  CHECK(docs->snapshot.size() == 10);  // one page of each collection
   CHECK(docs->topology.empty());
 }
 
-TEST_CASE("a 403 on namespaces or volumes leaves them out; the rest is read") {
+TEST_CASE("a 403 on namespaces, volumes or storage objects leaves them out; the rest is read") {
   TestApiServer server;
   REQUIRE(server.Start().ok());
   ObjectCollection nodes{server, {.path = "/api/v1/nodes", .kind = "Node", .api_version = "v1"}};
@@ -216,7 +236,8 @@ TEST_CASE("a 403 on namespaces or volumes leaves them out; the rest is read") {
       return ApiResponse{200, R"({"kind":"List","apiVersion":"v1","metadata":{},"items":[]})"};
     });
   }
-  for (std::string_view path : {kNamespacesPath, kClaimsPath, kVolumesPath}) {
+  for (std::string_view path :
+       {kNamespacesPath, kClaimsPath, kVolumesPath, kCsiNodesPath, kStorageClassesPath}) {
     server.AddRoute("GET", std::string(path), [](const ApiRequest&) {
       return StatusAnswer(403, "Forbidden", "persistentvolumes is forbidden");
     });
@@ -230,6 +251,8 @@ TEST_CASE("a 403 on namespaces or volumes leaves them out; the rest is read") {
   REQUIRE(snapshot.ok());
   CHECK_FALSE(snapshot->VolumesKnown());
   CHECK(snapshot->namespaces.empty());
+  CHECK(snapshot->csi_nodes.empty());
+  CHECK(snapshot->storage_classes.empty());
 }
 
 TEST_CASE("a 403 on pods is an error naming the request and the server's message") {

@@ -2,7 +2,8 @@
 // PDBs, seeds), replaying qrm's plan on independent accounting admits every pod on its
 // destination under the node's topology policy (qrm's own merge), exceeds no PDB and fills no
 // node over its allocatable, breaks no required anti-affinity and no DoNotSchedule spread
-// constraint, takes no pod away from its volume's zone; and the plan is the same when made twice.
+// constraint, takes no pod away from its volume's zone, attaches no node more CSI volumes than
+// its CSINode allows; and the plan is the same when made twice.
 // The NUMA-blind plan of the same cluster is replayed too: every pod it strands is one the replay
 // refuses.
 #include <random>
@@ -34,7 +35,7 @@ SyntheticClusterOptions RandomOptions(std::mt19937_64& rng) {
 TEST_CASE("every plan replays without a refusal an exceeded PDB or an overfull node") {
   std::mt19937_64 rng(20261127);
   size_t candidates = 0, moves = 0, numa_checked = 0, stranded = 0;
-  size_t inter_pod_moves = 0, inter_pod_refusals = 0, volume_moves = 0;
+  size_t inter_pod_moves = 0, inter_pod_refusals = 0, volume_moves = 0, attach_refusals = 0;
   for (int round = 0; round < 150; ++round) {
     const SyntheticClusterOptions o = RandomOptions(rng);
     const SyntheticCluster cluster = GenerateCluster(o);
@@ -70,6 +71,7 @@ TEST_CASE("every plan replays without a refusal an exceeded PDB or an overfull n
     for (const NotDrainable& n : plan->not_drainable) {
       inter_pod_refusals += n.reason.find("spread") != std::string::npos ||
                             n.reason.find("anti-affinity") != std::string::npos;
+      attach_refusals += n.reason.find("volume attach limit") != std::string::npos;
     }
 
     options.numa_blind = true;
@@ -90,7 +92,8 @@ TEST_CASE("every plan replays without a refusal an exceeded PDB or an overfull n
   // Pods with spread constraints and anti-affinity moved, and the filters refused some nodes.
   CHECK(inter_pod_moves > 20);
   CHECK(inter_pod_refusals > 0);
-  CHECK(volume_moves > 5);  // pods on zonal volumes moved too
+  CHECK(volume_moves > 5);     // pods on zonal volumes moved too
+  CHECK(attach_refusals > 0);  // and full nodes were passed over
 }
 
 }  // namespace

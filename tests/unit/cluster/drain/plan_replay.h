@@ -126,14 +126,46 @@ inline std::string VolumeProblem(const ClusterSnapshot& snapshot, const DrainPod
   return "";
 }
 
+// What the tests generate of attachments: claims bound to CSI volumes, and CSINodes with a
+// limit for that driver. Returns the CSI volume handles of the pod's claims.
+inline std::set<std::string> CsiHandles(const ClusterSnapshot& snapshot, const DrainPod& pod) {
+  std::set<std::string> out;
+  for (const Volume& v : pod.volumes) {
+    if (v.kind != VolumeKind::kPersistentVolumeClaim) continue;
+    auto claim = snapshot.claims.find(pod.namespace_ + "/" + v.claim);
+    if (claim == snapshot.claims.end() || claim->second.volume_name.empty()) continue;
+    const AttachedDisk& disk = snapshot.volumes.at(claim->second.volume_name).disk;
+    if (!disk.empty() && !disk.in_tree) out.insert(disk.driver + "/" + disk.handle);
+  }
+  return out;
+}
+
+// The destination's attached volumes after the pod arrives, past its CSINode's limit.
+inline std::string AttachProblem(const ClusterSnapshot& snapshot, const DrainPod& pod,
+                                 const DrainNode& dest, std::set<std::string>& attached) {
+  const std::set<std::string> handles = CsiHandles(snapshot, pod);
+  const size_t before = attached.size();
+  attached.insert(handles.begin(), handles.end());
+  auto csi_node = snapshot.csi_nodes.find(dest.name);
+  if (attached.size() == before || csi_node == snapshot.csi_nodes.end()) return "";
+  for (const auto& [driver, count] : csi_node->second.drivers) {
+    if (count && static_cast<int64_t>(attached.size()) > *count) {
+      return fmt::format("{} volumes attached, {} allows {}", attached.size(), driver, *count);
+    }
+  }
+  return "";
+}
+
 inline std::vector<std::string> ReplayPlan(const ClusterSnapshot& snapshot,
                                            const std::map<std::string, NumaNodeState>& numa,
                                            const Plan& plan, const PlannerOptions& options) {
   std::vector<std::string> problems;
   std::map<std::string, Resources> used;
   std::map<std::string, int64_t> pods;
+  std::map<std::string, std::set<std::string>> attached;  // by node: CSI volume ids
   for (const DrainPod& pod : snapshot.pods) {
     if (pod.node_name.empty() || pod.phase == "Succeeded" || pod.phase == "Failed") continue;
+    for (const std::string& id : CsiHandles(snapshot, pod)) attached[pod.node_name].insert(id);
     Resources& u = used[pod.node_name];
     u.cpu_milli += pod.requests.cpu_milli;
     u.memory_bytes += pod.requests.memory_bytes;
@@ -174,6 +206,10 @@ inline std::vector<std::string> ReplayPlan(const ClusterSnapshot& snapshot,
             fmt::format("{}: {} taints or selection refuse it", move.pod, dest->name));
       }
       if (std::string why = VolumeProblem(snapshot, pod, *dest); !why.empty()) {
+        problems.push_back(fmt::format("{}: on {} {}", move.pod, dest->name, why));
+      }
+      if (std::string why = AttachProblem(snapshot, pod, *dest, attached[dest->name]);
+          !why.empty()) {
         problems.push_back(fmt::format("{}: on {} {}", move.pod, dest->name, why));
       }
       if (std::string why = placement.InterPodProblem(pod, *dest); !why.empty()) {

@@ -252,7 +252,7 @@ TEST_CASE("documents that are not JSON or not a list we read are refused") {
   CHECK_THAT(
       DecodeError({{"svc.json", R"({"kind": "SecretList", "items": []})"}}),
       Contains(
-          R"(svc.json: kind: "SecretList" is not Node, Pod, PodDisruptionBudget, ReplicaSet, ReplicationController, Namespace, PersistentVolumeClaim, PersistentVolume or NodeResourceTopology)"));
+          R"(svc.json: kind: "SecretList" is not Node, Pod, PodDisruptionBudget, ReplicaSet, ReplicationController, Namespace, PersistentVolumeClaim, PersistentVolume, StorageClass, CSINode or NodeResourceTopology)"));
   CHECK_THAT(DecodeError({ListOf({R"({"kind": "Secret", "metadata": {"name": "s"}})"})}),
              Contains(R"(items[0]: kind: "Secret" is not Node)"));
   std::string wrong =

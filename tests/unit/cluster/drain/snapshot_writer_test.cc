@@ -68,6 +68,7 @@ void CheckPodSpec(const DrainPod& a, const DrainPod& b) {
     CHECK(a.volumes[i].kind == b.volumes[i].kind);
     CHECK(a.volumes[i].medium == b.volumes[i].medium);
     CHECK(a.volumes[i].claim == b.volumes[i].claim);
+    CHECK(a.volumes[i].disk == b.volumes[i].disk);
   }
   CHECK(a.node_selector == b.node_selector);
   REQUIRE(a.tolerations.size() == b.tolerations.size());
@@ -132,6 +133,8 @@ void CheckSnapshot(const ClusterSnapshot& a, const ClusterSnapshot& b) {
   CHECK(a.namespaces == b.namespaces);
   CHECK(a.claims == b.claims);
   CHECK(a.volumes == b.volumes);
+  CHECK(a.storage_classes == b.storage_classes);
+  CHECK(a.csi_nodes == b.csi_nodes);
   if (!a.claims.empty()) CHECK(a.claims_listed == b.claims_listed);
   if (!a.volumes.empty()) CHECK(a.volumes_listed == b.volumes_listed);
   CHECK(a.controller_replicas == b.controller_replicas);
@@ -223,6 +226,8 @@ ClusterSnapshot HandBuilt() {
                  {"shm", VolumeKind::kEmptyDir, "Memory", ""},
                  {"host", VolumeKind::kHostPath, "", ""},
                  {"data", VolumeKind::kPersistentVolumeClaim, "", "data-1"},
+                 {"scratch", VolumeKind::kEphemeral, "", ""},
+                 {"disk", VolumeKind::kInTreeDisk, "", "", {"kubernetes.io/cinder", "v-9", true}},
                  {"token", VolumeKind::kOther, "", ""}};
   pod.node_selector = {{"kubernetes.io/os", "linux"}};
   pod.tolerations = {{"dedicated", "Equal", "db", "NoSchedule"}, {"", "Exists", "", ""}};
@@ -245,12 +250,23 @@ ClusterSnapshot HandBuilt() {
                                       Req("gone", SelectorOp::kDoesNotExist, "DoesNotExist")};
   s.pdbs = {none, all, some};
   s.namespaces = {{"ns", {{"team", "a"}}}, {"cache", {}}};
-  s.claims["ns/data-1"] = {"ns", "data-1", "pv-1"};
-  s.claims["ns/pending"] = {"ns", "pending", ""};
+  s.claims["ns/data-1"] = {"ns", "data-1", "pv-1", ""};
+  s.claims["ns/pending"] = {"ns", "pending", "", "fast"};
   s.volumes["pv-1"] = {"pv-1",
                        {{"topology.kubernetes.io/zone", "z1"}},
-                       {{{Req("kubernetes.io/hostname", SelectorOp::kIn, "In", {"worker-1"})}}}};
-  s.volumes["pv-2"] = {"pv-2", {}, {}};
+                       {{{Req("kubernetes.io/hostname", SelectorOp::kIn, "In", {"worker-1"})}}},
+                       {"ebs.csi.aws.com", "vol-1", false}};
+  s.volumes["pv-2"] = {"pv-2", {}, {}, {}};
+  s.volumes["pv-3"] = {"pv-3", {}, {}, {"kubernetes.io/azure-disk", "/subs/x/disk-3", true}};
+  s.storage_classes["fast"] = {"fast",
+                               "ebs.csi.aws.com",
+                               "WaitForFirstConsumer",
+                               {{{Req("zone", SelectorOp::kIn, "In", {"z1", "z2"}),
+                                  Req("rack", SelectorOp::kIn, "In", {"r"})}},
+                                {{Req("zone", SelectorOp::kIn, "In", {"z3"})}}}};
+  s.storage_classes["slow"] = {"slow", "kubernetes.io/no-provisioner", "Immediate", {}};
+  s.csi_nodes["worker-1"] = {"worker-1", {{"ebs.csi.aws.com", 25}, {"efs.csi.aws.com", {}}}};
+  s.csi_nodes["worker-2"] = {"worker-2", {}};
   s.claims_listed = true;
   s.volumes_listed = true;
   s.Reindex();
