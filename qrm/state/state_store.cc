@@ -11,7 +11,6 @@
 #include <utility>
 
 #include <dirent.h>
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -27,15 +26,7 @@ namespace {
 
 constexpr std::string_view kSuffix = ".json";
 
-Status SyncDirectory(const std::string& dir) {
-  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return ErrnoError(errno, "open directory", dir);
-  const int rc = ::fsync(fd);
-  const int error = errno;
-  ::close(fd);
-  if (rc != 0) return ErrnoError(error, "fsync directory", dir);
-  return Status::Ok();
-}
+using checkpoint::file_io::SyncDirectory;
 
 std::string Parent(std::string path) {
   while (path.size() > 1 && path.back() == '/') path.pop_back();
