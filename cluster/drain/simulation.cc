@@ -84,6 +84,7 @@ Simulation::Simulation(const ClusterSnapshot& snapshot,
       numa_blind_(numa_blind),
       use_(snapshot.nodes.size()),
       attach_limits_(snapshot.nodes.size()),
+      migration_on_(snapshot.nodes.size()),
       numa_(snapshot.nodes.size()),
       locations_(snapshot),
       inter_pod_(snapshot, locations_) {
@@ -95,8 +96,10 @@ Simulation::Simulation(const ClusterSnapshot& snapshot,
     AddAttached(use_[node->second].attached,
                 AttachedVolumesOf(snapshot, pod, snapshot.nodes[node->second]));
   }
-  for (size_t n = 0; n < snapshot.nodes.size(); ++n)
+  for (size_t n = 0; n < snapshot.nodes.size(); ++n) {
     attach_limits_[n] = AttachLimitsOf(snapshot, snapshot.nodes[n]);
+    migration_on_[n] = MigrationOn(snapshot, snapshot.nodes[n]);
+  }
   for (const auto& [name, state] : numa) {
     auto node = snapshot.node_index.find(name);
     if (node != snapshot.node_index.end()) numa_[node->second] = state;
@@ -128,6 +131,16 @@ void Simulation::Revert() {
 void Simulation::Commit() {
   undo_.clear();
   forked_ = false;
+}
+
+const AttachedVolumes& Simulation::VolumesOf(const DrainPod& pod, size_t node) const {
+  PodVolumesCache& c = volumes_cache_;
+  if (c.name != pod.name || c.namespace_ != pod.namespace_ || c.volumes != pod.volumes) {
+    c = {pod.namespace_, pod.name, pod.volumes, {}};
+  }
+  std::optional<AttachedVolumes>& volumes = c.by_migration[migration_on_[node] ? 1 : 0];
+  if (!volumes) volumes = AttachedVolumesOf(snapshot_, pod, migration_on_[node]);
+  return *volumes;
 }
 
 void Simulation::SaveUse(size_t node) {
@@ -172,8 +185,8 @@ FitFailure Simulation::Fits(const DrainPod& pod, size_t node) const {
   if (!MatchesNodeSelection(pod, n)) return FitFailure::kNodeSelector;
   if (use_[node].pods + 1 > n.allocatable_pods) return FitFailure::kTooManyPods;
   if (!ResourcesFit(pod.requests, use_[node], n)) return FitFailure::kResources;
-  if (!WithinAttachLimits(use_[node].attached, AttachedVolumesOf(snapshot_, pod, n),
-                          attach_limits_[node])) {
+  if (MayAttach(pod) &&
+      !WithinAttachLimits(use_[node].attached, VolumesOf(pod, node), attach_limits_[node])) {
     return FitFailure::kVolumeLimits;
   }
   switch (CheckVolumes(snapshot_, pod, n)) {
@@ -204,7 +217,7 @@ FitFailure Simulation::Place(const DrainPod& pod, size_t node,
   SaveUse(node);
   AddRequests(use_[node].requested, pod.requests);
   ++use_[node].pods;
-  AddAttached(use_[node].attached, AttachedVolumesOf(snapshot_, pod, snapshot_.nodes[node]));
+  if (MayAttach(pod)) AddAttached(use_[node].attached, VolumesOf(pod, node));
   const bool was_moved = locations_.Moved(pod);
   if (std::optional<size_t> was = locations_.Remove(&pod); was && forked_) {
     Undo& undo = undo_.emplace_back(Undo::Kind::kUnlocated, *was);

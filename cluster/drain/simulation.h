@@ -105,6 +105,9 @@ class Simulation {
     bool moved = false;             // kUnlocated: it had been moved there
   };
 
+  // The pod's volumes that count against `node`'s attach limits; computed once per pod and
+  // migration setting while the planner tries the same pod on node after node.
+  const AttachedVolumes& VolumesOf(const DrainPod& pod, size_t node) const;
   void SaveUse(size_t node);
   void SaveNuma(size_t node);
   void SavePdb(size_t pdb);
@@ -113,7 +116,15 @@ class Simulation {
   const ClusterSnapshot& snapshot_;
   bool numa_blind_;
   std::vector<NodeUse> use_;
-  std::vector<AttachLimits> attach_limits_;         // by node index
+  std::vector<AttachLimits> attach_limits_;  // by node index
+  std::vector<bool> migration_on_;           // by node index (volume_limits.h)
+  // What AttachedVolumesOf depends on of the pod, and its answers.
+  struct PodVolumesCache {
+    std::string namespace_, name;
+    std::vector<Volume> volumes;
+    std::optional<AttachedVolumes> by_migration[2];
+  };
+  mutable PodVolumesCache volumes_cache_;
   std::vector<std::optional<NumaNodeState>> numa_;  // by node index
   std::vector<int64_t> pdb_remaining_;              // by PDB index
   PodLocations locations_;

@@ -89,6 +89,8 @@ struct Volume {
   std::string medium;  // emptyDir.medium ("" for disk, "Memory" for tmpfs)
   std::string claim;   // persistentVolumeClaim.claimName
   AttachedDisk disk;   // kInTreeDisk: the disk
+
+  bool operator==(const Volume&) const = default;
 };
 
 // spec.tolerations[]

@@ -354,9 +354,9 @@ class Generator {
       Add(state, DaemonSetPod("monitoring", "node-exporter", node, 50, 64 * kMi, rng_, o_));
     }
     if (!shape.empty) AddAppPods(node, shape, o_.pods_per_node - daemonsets, state);
-    // A third of the nodes can attach no more EBS volumes; no random number is drawn, so the
+    // A tenth of the nodes can attach no more EBS volumes; no random number is drawn, so the
     // rest of the cluster is the same as without.
-    const int64_t room = index % 3 == 0 ? 0 : 2;
+    const int64_t room = index % 10 == 0 ? 0 : 2;
     out_.snapshot.csi_nodes[node.name] = {node.name, {{kSyntheticCsiDriver, node_volumes_ + room}}};
     node_volumes_ = 0;
     out_.numa.emplace(node.name, std::move(state));

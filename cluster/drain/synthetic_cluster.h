@@ -2,7 +2,7 @@
 // randomised property test and the fuzz seeds: nodes with 2 or 4 NUMA zones in 3 zones, pods
 // placed on them as qrm would have admitted them (some spread over the zones, some replicas
 // anti-affine by node, some on an EBS volume (CSI) of their node's zone), and the NUMA state
-// qrm would hold afterwards. Every node has a CSINode; on every third node (index 0, 3, ...)
+// qrm would hold afterwards. Every node has a CSINode; on every tenth node (index 0, 10, ...)
 // the EBS driver's attach limit is what the node's pods already hold, elsewhere 2 more.
 //
 // Every pod was admitted on its node with numa_admission.h (Admit, then Place on the node's

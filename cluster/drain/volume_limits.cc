@@ -1,5 +1,6 @@
 #include "cluster/drain/volume_limits.h"
 
+#include <algorithm>
 #include <array>
 #include <optional>
 
@@ -32,8 +33,8 @@ std::string Sha1Hex(std::string_view text) {
 // Resolves a pod's volumes to CSI drivers and handles as the scheduler does on one node.
 class VolumeResolver {
  public:
-  VolumeResolver(const ClusterSnapshot& snapshot, const DrainNode& node)
-      : snapshot_(snapshot), migration_on_(snapshot.csi_nodes.contains(node.name)) {}
+  VolumeResolver(const ClusterSnapshot& snapshot, bool migration_on)
+      : snapshot_(snapshot), migration_on_(migration_on) {}
 
   void AddPodVolumes(const DrainPod& pod, AttachedVolumes* out) const {
     for (const Volume& v : pod.volumes) {
@@ -113,11 +114,27 @@ AttachLimits AttachLimitsOf(const ClusterSnapshot& snapshot, const DrainNode& no
   return out;
 }
 
+bool MayAttach(const DrainPod& pod) {
+  return std::any_of(pod.volumes.begin(), pod.volumes.end(), [](const Volume& v) {
+    return v.kind == VolumeKind::kPersistentVolumeClaim || v.kind == VolumeKind::kEphemeral ||
+           v.kind == VolumeKind::kInTreeDisk;
+  });
+}
+
+bool MigrationOn(const ClusterSnapshot& snapshot, const DrainNode& node) {
+  return snapshot.csi_nodes.contains(node.name);
+}
+
+AttachedVolumes AttachedVolumesOf(const ClusterSnapshot& snapshot, const DrainPod& pod,
+                                  bool migration_on) {
+  AttachedVolumes out;
+  if (MayAttach(pod)) VolumeResolver(snapshot, migration_on).AddPodVolumes(pod, &out);
+  return out;
+}
+
 AttachedVolumes AttachedVolumesOf(const ClusterSnapshot& snapshot, const DrainPod& pod,
                                   const DrainNode& node) {
-  AttachedVolumes out;
-  if (!pod.volumes.empty()) VolumeResolver(snapshot, node).AddPodVolumes(pod, &out);
-  return out;
+  return AttachedVolumesOf(snapshot, pod, MigrationOn(snapshot, node));
 }
 
 bool WithinAttachLimits(const AttachedVolumes& attached, const AttachedVolumes& incoming,

@@ -44,7 +44,16 @@ std::string AttachLimitKey(std::string_view driver);
 // The node's limits (above); empty when it has none.
 AttachLimits AttachLimitsOf(const ClusterSnapshot& snapshot, const DrainNode& node);
 
-// The volumes of `pod` that count against `node`'s limits when the pod runs there.
+// Whether the pod has a volume that may count (a claim, an ephemeral volume, an in-tree disk):
+// most pods have none, and the planner asks for every pod on every node it tries.
+bool MayAttach(const DrainPod& pod);
+// Whether in-tree disks count on the node: it has a CSINode (the scheduler's migration check).
+bool MigrationOn(const ClusterSnapshot& snapshot, const DrainNode& node);
+
+// The volumes of `pod` that count against a node's limits when the pod runs there, on a node
+// with or without migration; the second form asks the node.
+AttachedVolumes AttachedVolumesOf(const ClusterSnapshot& snapshot, const DrainPod& pod,
+                                  bool migration_on);
 AttachedVolumes AttachedVolumesOf(const ClusterSnapshot& snapshot, const DrainPod& pod,
                                   const DrainNode& node);
 
