@@ -66,6 +66,13 @@ Status CheckRequirement(const SelectorRequirement& r, bool node_selector) {
 
 }  // namespace
 
+StatusOr<ObjectMeta> ReadNamedMeta(const json::Field& item, std::string_view kind,
+                                   std::string_view api_version) {
+  QRM_ASSIGN_OR_RETURN(ObjectMeta meta, json::ReadTypeAndObjectMeta(item, kind, api_version));
+  if (meta.name.empty()) return InvalidArgumentError("metadata.name: missing");
+  return meta;
+}
+
 Status ReadRequirements(const Field& object, const char* key,
                         std::vector<SelectorRequirement>* out) {
   QRM_ASSIGN_OR_RETURN(std::optional<Field> list, json::Member(object, key));

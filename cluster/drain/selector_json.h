@@ -1,11 +1,13 @@
-// Reading and checking label and node selectors in the drain planner's input: the
-// matchExpressions of metav1.LabelSelector and core/v1 NodeSelectorTerm, shared by the snapshot
-// decoder (PDBs, node affinity) and the pod affinity decoder.
+// Reading and checking what the drain planner's decoders share: an object's metadata, and label
+// and node selectors (the matchExpressions of metav1.LabelSelector and core/v1
+// NodeSelectorTerm), used by the snapshot decoder (PDBs, node affinity), the pod affinity
+// decoder and the volume and storage decoders.
 #pragma once
 
 #include <initializer_list>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cluster/drain/error_list.h"
@@ -14,6 +16,11 @@
 #include "common/status.h"
 
 namespace qrm::cluster::drain {
+
+// The object's metadata, with `kind` and the item's apiVersion checked; metadata.name must be
+// set.
+StatusOr<ObjectMeta> ReadNamedMeta(const json::Field& item, std::string_view kind,
+                                   std::string_view api_version);
 
 // object.<key>[]: matchExpressions entries; the operators are checked by CheckRequirements.
 Status ReadRequirements(const json::Field& object, const char* key,

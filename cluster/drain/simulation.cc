@@ -88,17 +88,19 @@ Simulation::Simulation(const ClusterSnapshot& snapshot,
       numa_(snapshot.nodes.size()),
       locations_(snapshot),
       inter_pod_(snapshot, locations_) {
+  for (size_t n = 0; n < snapshot.nodes.size(); ++n) {
+    attach_limits_[n] = AttachLimitsOf(snapshot, snapshot.nodes[n]);
+    migration_on_[n] = MigrationOn(snapshot, snapshot.nodes[n]);
+  }
   for (const DrainPod& pod : snapshot.pods) {
     auto node = snapshot.node_index.find(pod.node_name);
     if (node == snapshot.node_index.end() || pod.Terminal()) continue;
     AddRequests(use_[node->second].requested, pod.requests);
     ++use_[node->second].pods;
-    AddAttached(use_[node->second].attached,
-                AttachedVolumesOf(snapshot, pod, snapshot.nodes[node->second]));
-  }
-  for (size_t n = 0; n < snapshot.nodes.size(); ++n) {
-    attach_limits_[n] = AttachLimitsOf(snapshot, snapshot.nodes[n]);
-    migration_on_[n] = MigrationOn(snapshot, snapshot.nodes[n]);
+    if (MayAttach(pod)) {
+      AddAttached(use_[node->second].attached,
+                  AttachedVolumesOf(snapshot, pod, migration_on_[node->second]));
+    }
   }
   for (const auto& [name, state] : numa) {
     auto node = snapshot.node_index.find(name);

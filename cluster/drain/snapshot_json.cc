@@ -95,14 +95,6 @@ Status ReadPodRequests(const Field& spec, DrainPod* pod) {
   return Status::Ok();
 }
 
-// Reads the object's metadata; `kind` and the item's apiVersion are checked.
-StatusOr<ObjectMeta> ReadMeta(const Field& item, std::string_view kind,
-                              std::string_view api_version) {
-  QRM_ASSIGN_OR_RETURN(ObjectMeta meta, json::ReadTypeAndObjectMeta(item, kind, api_version));
-  if (meta.name.empty()) return InvalidArgumentError("metadata.name: missing");
-  return meta;
-}
-
 Status ReadTaints(const Field& spec, std::vector<Taint>* out) {
   QRM_ASSIGN_OR_RETURN(std::optional<Field> taints, json::Member(spec, "taints"));
   if (!taints) return Status::Ok();
@@ -140,7 +132,7 @@ Status ReadNodeFields(const Field& item, const DecodeOptions& options, DrainNode
 }
 
 StatusOr<DrainNode> DecodeNode(const Field& item, const DecodeOptions& options) {
-  QRM_ASSIGN_OR_RETURN(ObjectMeta meta, ReadMeta(item, "Node", "v1"));
+  QRM_ASSIGN_OR_RETURN(ObjectMeta meta, ReadNamedMeta(item, "Node", "v1"));
   DrainNode node;
   node.name = meta.name;
   node.labels = std::move(meta.labels);
@@ -274,7 +266,7 @@ Status ReadPodFields(const Field& item, const DecodeOptions& options, DrainPod* 
 }
 
 StatusOr<DrainPod> DecodePod(const Field& item, const DecodeOptions& options) {
-  QRM_ASSIGN_OR_RETURN(ObjectMeta meta, ReadMeta(item, "Pod", "v1"));
+  QRM_ASSIGN_OR_RETURN(ObjectMeta meta, ReadNamedMeta(item, "Pod", "v1"));
   DrainPod pod;
   pod.namespace_ = meta.namespace_;
   pod.name = meta.name;
@@ -304,7 +296,7 @@ Status ReadPdbFields(const Field& item, DrainPdb* pdb) {
 }
 
 StatusOr<DrainPdb> DecodePdb(const Field& item) {
-  QRM_ASSIGN_OR_RETURN(ObjectMeta meta, ReadMeta(item, "PodDisruptionBudget", "policy/v1"));
+  QRM_ASSIGN_OR_RETURN(ObjectMeta meta, ReadNamedMeta(item, "PodDisruptionBudget", "policy/v1"));
   DrainPdb pdb;
   pdb.namespace_ = meta.namespace_;
   pdb.name = meta.name;
@@ -331,7 +323,7 @@ bool IgnoredKind(std::string_view kind) {
 // the replica-count rule (--min-replica-count), keyed "namespace/Kind/name".
 Status DecodeReplicaCount(const Field& item, const std::string& kind, ClusterSnapshot* snapshot) {
   QRM_ASSIGN_OR_RETURN(ObjectMeta meta,
-                       ReadMeta(item, kind, kind == "ReplicaSet" ? "apps/v1" : "v1"));
+                       ReadNamedMeta(item, kind, kind == "ReplicaSet" ? "apps/v1" : "v1"));
   const std::string key = fmt::format("{}/{}/{}", meta.namespace_, kind, meta.name);
   int64_t replicas = 1;
   QRM_ASSIGN_OR_RETURN(std::optional<Field> spec, json::Member(item, "spec"));
@@ -353,7 +345,7 @@ Status DecodeReplicaCount(const Field& item, const std::string& kind, ClusterSna
 
 // A Namespace's labels, for the namespaceSelector of pod affinity terms.
 Status DecodeNamespace(const Field& item, ClusterSnapshot* snapshot) {
-  QRM_ASSIGN_OR_RETURN(ObjectMeta meta, ReadMeta(item, "Namespace", "v1"));
+  QRM_ASSIGN_OR_RETURN(ObjectMeta meta, ReadNamedMeta(item, "Namespace", "v1"));
   if (!snapshot->namespaces.emplace(meta.name, std::move(meta.labels)).second) {
     return InvalidArgumentError(fmt::format("namespace {}: listed twice", meta.name));
   }

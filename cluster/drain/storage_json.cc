@@ -6,18 +6,14 @@
 
 #include <fmt/format.h>
 
+#include "cluster/drain/selector_json.h"
+
 namespace qrm::cluster::drain {
 namespace {
 
 using json::Field;
 
 constexpr char kApiVersion[] = "storage.k8s.io/v1";
-
-StatusOr<ObjectMeta> ReadNamedMeta(const Field& item, std::string_view kind) {
-  QRM_ASSIGN_OR_RETURN(ObjectMeta meta, json::ReadTypeAndObjectMeta(item, kind, kApiVersion));
-  if (meta.name.empty()) return InvalidArgumentError("metadata.name: missing");
-  return meta;
-}
 
 // One matchLabelExpressions[] entry: key In values. The API server requires a key and at
 // least one value.
@@ -102,7 +98,7 @@ Status ReadCsiDrivers(const Field& item, DrainCsiNode* out) {
 }  // namespace
 
 Status DecodeStorageClass(const Field& item, ClusterSnapshot* snapshot) {
-  QRM_ASSIGN_OR_RETURN(ObjectMeta meta, ReadNamedMeta(item, "StorageClass"));
+  QRM_ASSIGN_OR_RETURN(ObjectMeta meta, ReadNamedMeta(item, "StorageClass", kApiVersion));
   DrainStorageClass storage_class{meta.name, "", "Immediate", {}};
   const std::string what = "storageclass " + storage_class.name;
   if (Status s = ReadStorageClassFields(item, &storage_class); !s.ok()) return s.WithContext(what);
@@ -113,7 +109,7 @@ Status DecodeStorageClass(const Field& item, ClusterSnapshot* snapshot) {
 }
 
 Status DecodeCsiNode(const Field& item, ClusterSnapshot* snapshot) {
-  QRM_ASSIGN_OR_RETURN(ObjectMeta meta, ReadNamedMeta(item, "CSINode"));
+  QRM_ASSIGN_OR_RETURN(ObjectMeta meta, ReadNamedMeta(item, "CSINode", kApiVersion));
   DrainCsiNode csi_node{meta.name, {}};
   const std::string what = "csinode " + csi_node.name;
   if (Status s = ReadCsiDrivers(item, &csi_node); !s.ok()) return s.WithContext(what);

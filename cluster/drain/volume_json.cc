@@ -13,12 +13,6 @@ namespace {
 
 using json::Field;
 
-StatusOr<ObjectMeta> ReadNamedMeta(const Field& item, std::string_view kind) {
-  QRM_ASSIGN_OR_RETURN(ObjectMeta meta, json::ReadTypeAndObjectMeta(item, kind, "v1"));
-  if (meta.name.empty()) return InvalidArgumentError("metadata.name: missing");
-  return meta;
-}
-
 // The annotation that named a claim's class before spec.storageClassName; the scheduler still
 // reads it first.
 constexpr char kBetaStorageClass[] = "volume.beta.kubernetes.io/storage-class";
@@ -52,7 +46,7 @@ Status ReadAttachedDisk(const Field& source, bool csi, AttachedDisk* out) {
 }
 
 Status DecodeClaim(const Field& item, ClusterSnapshot* snapshot) {
-  QRM_ASSIGN_OR_RETURN(ObjectMeta meta, ReadNamedMeta(item, "PersistentVolumeClaim"));
+  QRM_ASSIGN_OR_RETURN(ObjectMeta meta, ReadNamedMeta(item, "PersistentVolumeClaim", "v1"));
   DrainClaim claim{meta.namespace_, meta.name, "", ""};
   const std::string what = "persistentvolumeclaim " + claim.Key();
   QRM_ASSIGN_OR_RETURN(std::optional<Field> spec, json::Member(item, "spec"));
@@ -72,7 +66,7 @@ Status DecodeClaim(const Field& item, ClusterSnapshot* snapshot) {
 }
 
 Status DecodeVolume(const Field& item, ClusterSnapshot* snapshot) {
-  QRM_ASSIGN_OR_RETURN(ObjectMeta meta, ReadNamedMeta(item, "PersistentVolume"));
+  QRM_ASSIGN_OR_RETURN(ObjectMeta meta, ReadNamedMeta(item, "PersistentVolume", "v1"));
   DrainVolume volume{meta.name, std::move(meta.labels), {}, {}};
   const std::string what = "persistentvolume " + volume.name;
   if (Status s = ReadNodeSelectorTerms(

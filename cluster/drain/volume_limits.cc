@@ -134,6 +134,7 @@ AttachedVolumes AttachedVolumesOf(const ClusterSnapshot& snapshot, const DrainPo
 
 AttachedVolumes AttachedVolumesOf(const ClusterSnapshot& snapshot, const DrainPod& pod,
                                   const DrainNode& node) {
+  if (!MayAttach(pod)) return {};
   return AttachedVolumesOf(snapshot, pod, MigrationOn(snapshot, node));
 }
 
